@@ -1,0 +1,42 @@
+"""The Canfield rules engine: pure Python, standard library only.
+
+>>> game = Game("CF1-D3-AAAAACL")
+>>> for token in ("R-T2", "R-F1", "T2:2-T4"):
+...     game.push(Action.parse(token))
+>>> game.score
+5
+"""
+
+from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
+from .cards import Card, card_name, card_str, parse_card
+from .deals import CANONICAL_ORDER, DealCode, Layout, deal
+from .errors import EngineError, GameOver, IllegalAction, InvalidCode, NotationError
+from .game import UNDO_LIMIT, Game, LegalMoves
+from .record import GameRecord, Verification, verify_record
+
+__all__ = [
+    "CANONICAL_ORDER",
+    "DRAW",
+    "RECYCLE",
+    "UNDO",
+    "UNDO_LIMIT",
+    "GameRecord",
+    "Verification",
+    "verify_record",
+    "Action",
+    "Card",
+    "DealCode",
+    "EngineError",
+    "Game",
+    "GameOver",
+    "IllegalAction",
+    "InvalidCode",
+    "Layout",
+    "LegalMoves",
+    "NotationError",
+    "card_name",
+    "card_str",
+    "deal",
+    "parse_card",
+    "parse_tokens",
+]

@@ -1,0 +1,143 @@
+"""Actions and their notation: one whitespace-free token per action.
+
+=========  =====================================================
+token      action
+=========  =====================================================
+``D``      draw from the stock to the waste
+``C``      recycle: turn the waste over as the new stock
+``U``      undo the last action
+``R-T2``   the reserve's top card onto column T2
+``W-F3``   the waste's top card to foundation F3
+``T1-F2``  column T1's last card to foundation F2
+``T2:3-T4``  the last 3 cards of column T2 (a run) onto T4
+``F2-T1``  take-back: foundation F2's top card onto column T1
+=========  =====================================================
+
+A run of one card has no count; ``:N`` (N ≥ 2) appears only after a column. Parsing accepts
+exactly the canonical form, so ``Action.parse(t).token() == t`` for every token that parses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias
+
+from .errors import NotationError
+
+Pile: TypeAlias = int
+
+RESERVE: Final = 0
+WASTE: Final = 1
+FOUNDATIONS: Final = (2, 3, 4, 5)
+COLUMNS: Final = (6, 7, 8, 9)
+PILE_NAMES: Final = ("R", "W", "F1", "F2", "F3", "F4", "T1", "T2", "T3", "T4")
+PILE_BY_NAME: Final = {name: i for i, name in enumerate(PILE_NAMES)}
+MAX_RUN = 52
+
+Kind: TypeAlias = Literal["move", "draw", "recycle", "undo"]
+
+_MOVE_RE = re.compile(r"(R|W|F[1-4]|T[1-4])(?::([1-9][0-9]?))?-(F[1-4]|T[1-4])")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One player action. Moves carry source pile, destination pile and card count."""
+
+    kind: Kind
+    src: Pile = -1
+    dst: Pile = -1
+    count: int = 1
+
+    @staticmethod
+    def move(src: Pile | str, dst: Pile | str, count: int = 1) -> Action:
+        s = PILE_BY_NAME[src] if isinstance(src, str) else src
+        d = PILE_BY_NAME[dst] if isinstance(dst, str) else dst
+        return _move(s, d, count)
+
+    @staticmethod
+    def parse(token: str) -> Action:
+        """Parse a canonical token; raises :class:`NotationError` with the reason."""
+        if not isinstance(token, str):
+            raise NotationError(f"an action is a text token, not {type(token).__name__}")
+        simple = _SIMPLE.get(token)
+        if simple is not None:
+            return simple
+        m = _MOVE_RE.fullmatch(token)
+        if m is None:
+            raise NotationError(
+                f"not an action: {token!r} (expected D, C, U or a move such as R-T2, T2:3-T4)"
+            )
+        src_name, count_text, dst_name = m.groups()
+        if count_text is not None:
+            if not src_name.startswith("T"):
+                raise NotationError(
+                    f"{token!r}: only a column's run has a card count; {src_name} gives one card"
+                )
+            count = int(count_text)
+            if count < 2 or count > MAX_RUN or count_text.startswith("0"):
+                raise NotationError(
+                    f"{token!r}: a run count is written only for 2 to {MAX_RUN} cards"
+                )
+        else:
+            count = 1
+        if src_name == dst_name:
+            raise NotationError(f"{token!r}: source and destination are the same pile")
+        if src_name.startswith("F") and dst_name.startswith("F"):
+            raise NotationError(f"{token!r}: a foundation card never goes to another foundation")
+        if count > 1 and dst_name.startswith("F"):
+            raise NotationError(f"{token!r}: only one card at a time goes to a foundation")
+        return _move(PILE_BY_NAME[src_name], PILE_BY_NAME[dst_name], count)
+
+    def token(self) -> str:
+        if self.kind == "move":
+            src = PILE_NAMES[self.src]
+            count = f":{self.count}" if self.count > 1 else ""
+            return f"{src}{count}-{PILE_NAMES[self.dst]}"
+        return _SIMPLE_TOKEN[self.kind]
+
+    @property
+    def src_name(self) -> str:
+        return PILE_NAMES[self.src] if self.src >= 0 else ""
+
+    @property
+    def dst_name(self) -> str:
+        return PILE_NAMES[self.dst] if self.dst >= 0 else ""
+
+    def __str__(self) -> str:
+        return self.token()
+
+    def __repr__(self) -> str:
+        return f"Action.parse({self.token()!r})"
+
+
+DRAW: Final = Action("draw")
+RECYCLE: Final = Action("recycle")
+UNDO: Final = Action("undo")
+_SIMPLE: Final = {"D": DRAW, "C": RECYCLE, "U": UNDO}
+_SIMPLE_TOKEN: Final = {"draw": "D", "recycle": "C", "undo": "U"}
+
+# Every move the notation can name, built once: the move generator hands out these shared objects
+# instead of allocating, which keeps legal-move generation cheap.
+_MOVES: dict[tuple[int, int, int], Action] = {}
+
+
+def _move(src: Pile, dst: Pile, count: int) -> Action:
+    key = (src, dst, count)
+    action = _MOVES.get(key)
+    if action is None:
+        if not (0 <= src < 10 and 2 <= dst < 10 and src != dst and 1 <= count <= MAX_RUN):
+            raise NotationError(f"no such move: from pile {src} to pile {dst}, {count} cards")
+        action = _MOVES[key] = Action("move", src, dst, count)
+    return action
+
+
+def parse_tokens(text: str) -> list[Action]:
+    """Parse whitespace-separated tokens; the error names the position of a bad token."""
+    actions = []
+    for i, token in enumerate(text.split(), start=1):
+        try:
+            actions.append(Action.parse(token))
+        except NotationError as exc:
+            raise NotationError(f"token {i}: {exc}") from None
+    return actions

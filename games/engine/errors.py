@@ -1,0 +1,21 @@
+"""The engine's errors. All are ``ValueError`` subclasses: catch them broadly or narrowly."""
+
+
+class EngineError(ValueError):
+    """Base class of every error the rules engine raises."""
+
+
+class NotationError(EngineError):
+    """A token, card or record that is not well-formed text."""
+
+
+class InvalidCode(NotationError):
+    """A game code that does not follow the CF1 deal format."""
+
+
+class IllegalAction(EngineError):
+    """A well-formed action that the rules do not allow in the current position."""
+
+
+class GameOver(IllegalAction):
+    """Any action on a game that is already won."""

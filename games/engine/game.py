@@ -1,0 +1,583 @@
+"""The game state, its action stack, and the rules that decide what may be played.
+
+Piles are numbered as in the notation: 0 reserve, 1 waste, 2–5 foundations F1–F4, 6–9 columns
+T1–T4; each pile is a list of cards, bottom first. The stock is a separate list whose last card is
+drawn next. Every applied action leaves a small entry on a stack, enough to take it back exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Final, NamedTuple
+
+from .actions import (
+    COLUMNS,
+    DRAW,
+    FOUNDATIONS,
+    MAX_RUN,
+    PILE_BY_NAME,
+    PILE_NAMES,
+    RECYCLE,
+    RESERVE,
+    UNDO,
+    WASTE,
+    Action,
+)
+from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_NAMES, SUIT_OF, SUITS, Card, card, card_str
+from .deals import DealCode, deal
+from .errors import GameOver, IllegalAction, NotationError
+
+UNDO_LIMIT: Final = 100
+POINTS_PER_CARD: Final = 5
+
+# MOVE[src][dst][count]: the shared Action objects the generator hands out.
+MOVE: Final = [
+    [
+        [Action.move(s, d, n) if n and s != d and d >= 2 else UNDO for n in range(MAX_RUN + 1)]
+        for d in range(10)
+    ]
+    for s in range(10)
+]
+
+
+class Entry(NamedTuple):
+    """What one applied action changed, so that it can be taken back exactly."""
+
+    action: Action
+    #: draw: cards turned; move: 1 if the reserve refilled the emptied source column.
+    amount: int
+    spread: int
+    score: int
+
+
+class HistoryItem(NamedTuple):
+    action: Action  # UNDO for an undo
+    entry: Entry  # the action applied, or the one an undo took back
+    depth: int  # undo depth before this item
+
+
+class LegalMoves:
+    """A lazy view of the legal actions, in the manner of python-chess.
+
+    Iterating generates them; ``action in game.legal_moves`` checks a single action without
+    generating the rest; ``count()`` and ``len()`` count them.
+    """
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._game.generate_legal())
+
+    def __contains__(self, action: object) -> bool:
+        return isinstance(action, Action) and self._game.reason(action) is None
+
+    def __len__(self) -> int:
+        return len(self._game.generate_legal())
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return bool(self._game.generate_legal())
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves ({', '.join(a.token() for a in self)})>"
+
+
+class Game:
+    """A game of Canfield from its deal code, with ``push``/``pop`` and the player's undo."""
+
+    __slots__ = (
+        "code",
+        "classic",
+        "base_rank",
+        "foundation_suits",
+        "_foundation_of_suit",
+        "piles",
+        "stock",
+        "spread",
+        "score",
+        "undos",
+        "_live",
+        "_history",
+        "_depth",
+    )
+
+    def __init__(self, code: DealCode | str) -> None:
+        if isinstance(code, str):
+            code = DealCode.parse(code)
+        self.code: DealCode = code
+        self.classic = code.variant == "classic"
+        layout = deal(code.number)
+        self.base_rank = RANK_OF[layout.base]
+        base_suit = SUIT_OF[layout.base]
+        self.foundation_suits: tuple[int, ...] = (base_suit,) + tuple(
+            s for s in range(4) if s != base_suit
+        )
+        self._foundation_of_suit = [0] * 4
+        for i, suit in enumerate(self.foundation_suits):
+            self._foundation_of_suit[suit] = FOUNDATIONS[i]
+        self.piles: list[list[Card]] = [
+            list(layout.reserve),
+            [],
+            [layout.base],
+            [],
+            [],
+            [],
+            *(list(col) for col in layout.columns),
+        ]
+        self.stock: list[Card] = list(layout.stock)
+        #: How many cards of the latest draw lie face up, spread on top of the waste.
+        self.spread = 0
+        self.score = 0
+        self.undos = 0
+        self._live: list[Entry] = []
+        self._history: list[HistoryItem] = []
+        self._depth = 0
+
+    @classmethod
+    def from_code(cls, code: str) -> Game:
+        return cls(DealCode.parse(code))
+
+    @classmethod
+    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Game:
+        """The game after ``actions`` (tokens or actions); raises at the first bad one."""
+        game = cls(code)
+        for ply, action in enumerate(actions, start=1):
+            try:
+                game.push(Action.parse(action) if isinstance(action, str) else action)
+            except NotationError as exc:
+                raise type(exc)(f"action {ply}: {exc}") from None
+            except IllegalAction as exc:
+                raise type(exc)(f"action {ply} ({action}): {exc}") from None
+        return game
+
+    def __repr__(self) -> str:
+        return f"Game({str(self.code)!r})  # ply {self.ply}, score {self.score}"
+
+    # -- counters ---------------------------------------------------------------------------
+
+    @property
+    def draw(self) -> int:
+        return self.code.draw
+
+    @property
+    def ply(self) -> int:
+        """Every action taken, undos included."""
+        return len(self._history)
+
+    @property
+    def moves(self) -> int:
+        """Actions in effect: taken and not undone."""
+        return len(self._live)
+
+    @property
+    def undo_depth(self) -> int:
+        """How many undos are available now (at most 100)."""
+        return self._depth
+
+    @property
+    def foundation_cards(self) -> int:
+        p = self.piles
+        return len(p[2]) + len(p[3]) + len(p[4]) + len(p[5])
+
+    def is_won(self) -> bool:
+        return self.foundation_cards == 52
+
+    @property
+    def history(self) -> list[Action]:
+        """Every action taken, in order, undos included: the game's record."""
+        return [item.action for item in self._history]
+
+    @property
+    def legal_moves(self) -> LegalMoves:
+        return LegalMoves(self)
+
+    # -- the rules --------------------------------------------------------------------------
+
+    def _needed(self, pile: int) -> Card:
+        """The card foundation ``pile`` accepts next, or -1 when it is complete."""
+        cards = self.piles[pile]
+        suit = self.foundation_suits[pile - 2]
+        if not cards:
+            return card(self.base_rank, suit)
+        if len(cards) == 13:
+            return -1
+        return card((RANK_OF[cards[-1]] + 1) % 13, suit)
+
+    def reason(self, action: Action) -> str | None:
+        """Why ``action`` is illegal now, or ``None`` if it is legal."""
+        if self.foundation_cards == 52:
+            return "the game is won: it accepts no further action"
+        kind = action.kind
+        if kind == "draw":
+            if self.stock:
+                return None
+            if self.piles[WASTE]:
+                return "the stock is empty: recycle the waste instead"
+            return "the stock and the waste are both empty"
+        if kind == "recycle":
+            if self.stock:
+                return f"the stock still holds {len(self.stock)} cards: draw instead"
+            if not self.piles[WASTE]:
+                return "nothing to recycle: the waste is empty"
+            return None
+        if kind == "undo":
+            if self._depth:
+                return None
+            if self._live:
+                return f"only the last {UNDO_LIMIT} actions can be undone"
+            return "nothing to undo"
+        return self._move_reason(action.src, action.dst, action.count)
+
+    def _move_reason(self, src: int, dst: int, n: int) -> str | None:
+        piles = self.piles
+        source = piles[src]
+        if not source:
+            return f"{_pile_title(src)} is empty"
+        if src < 6 and n != 1:
+            return f"only one card at a time comes from {_pile_title(src)}"
+        if n > len(source):
+            return f"{_pile_title(src)} holds {len(source)} cards: it has no run of {n}"
+        c = source[-n]
+        if dst in FOUNDATIONS:
+            if n != 1:
+                return "only one card at a time goes to a foundation"
+            if src in FOUNDATIONS:
+                return "a foundation card never goes to another foundation"
+            suit = self.foundation_suits[dst - 2]
+            if SUIT_OF[c] != suit:
+                return (
+                    f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: "
+                    f"it holds {SUIT_NAMES[suit]}, not {SUIT_NAMES[SUIT_OF[c]]}"
+                )
+            needed = self._needed(dst)
+            if needed == c:
+                return None
+            if needed < 0:
+                return f"the {SUIT_NAMES[suit]} foundation is complete"
+            if not piles[dst]:
+                return f"{SUIT_NAMES[suit]} start at {RANKS[self.base_rank]}"
+            return f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: it needs {card_str(needed)} next"
+        if dst not in COLUMNS:
+            return f"no card goes to {_pile_title(dst)}"
+        if src == dst:
+            return "a run cannot move onto its own column"
+        if self.classic:
+            if src in FOUNDATIONS:
+                return "classic rules: no card is taken back from a foundation"
+            if src in COLUMNS and n != len(source):
+                return "classic rules: cards move between columns only as a whole pile"
+        target = piles[dst]
+        if target:
+            t = target[-1]
+            if FITS_ON[c][t]:
+                return None
+            if RED[c] == RED[t]:
+                return f"{card_str(c)} cannot go on {card_str(t)}: same colour"
+            rank, wanted = RANKS[RANK_OF[c]], RANKS[(RANK_OF[c] + 1) % 13]
+            return f"{card_str(c)} cannot go on {card_str(t)}: a {rank} goes on a {wanted}"
+        if piles[RESERVE]:  # cannot happen: an emptied column is refilled at once
+            return f"{PILE_NAMES[dst]} is empty and waits for the reserve"
+        if self.classic and src != WASTE:
+            return "classic rules: an empty column takes only the waste's top card"
+        return None
+
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalAction` (or :class:`GameOver`) if ``action`` is not legal."""
+        why = self.reason(action)
+        if why is not None:
+            raise (GameOver if self.foundation_cards == 52 else IllegalAction)(why)
+
+    def generate_legal(self) -> list[Action]:
+        """Every legal action: moves (sources R, W, F1–F4, T1–T4), then D or C, then U."""
+        piles = self.piles
+        if len(piles[2]) + len(piles[3]) + len(piles[4]) + len(piles[5]) == 52:
+            return []
+        out: list[Action] = []
+        classic = self.classic
+        needed = {self._needed(f): f for f in FOUNDATIONS}
+        tops = [piles[k][-1] if piles[k] else -1 for k in COLUMNS]
+        open_cols = not piles[RESERVE] and -1 in tops
+        fit = FITS_ON
+        found_of = self._foundation_of_suit
+        singles = (RESERVE, WASTE) if classic else (RESERVE, WASTE, 2, 3, 4, 5)
+        for src in singles:
+            pile = piles[src]
+            if not pile:
+                continue
+            c = pile[-1]
+            moves = MOVE[src]
+            if src < 2 and c in needed:
+                out.append(moves[found_of[SUIT_OF[c]]][1])
+            row = fit[c]
+            for k in range(4):
+                t = tops[k]
+                if t >= 0:
+                    if row[t]:
+                        out.append(moves[6 + k][1])
+                elif open_cols and (src == WASTE or not classic):
+                    out.append(moves[6 + k][1])
+        for i in range(4):
+            src = 6 + i
+            pile = piles[src]
+            size = len(pile)
+            if not size:
+                continue
+            moves = MOVE[src]
+            last = pile[-1]
+            if last in needed:
+                out.append(moves[found_of[SUIT_OF[last]]][1])
+            for start in range(1 if classic else size):
+                row = fit[pile[start]]
+                n = size - start
+                for k in range(4):
+                    if k == i:
+                        continue
+                    t = tops[k]
+                    if t >= 0:
+                        if row[t]:
+                            out.append(moves[6 + k][n])
+                    elif open_cols and not classic:
+                        out.append(moves[6 + k][n])
+        if self.stock:
+            out.append(DRAW)
+        elif piles[WASTE]:
+            out.append(RECYCLE)
+        if self._depth:
+            out.append(UNDO)
+        return out
+
+    # -- applying and taking back ---------------------------------------------------------------
+
+    def push(self, action: Action) -> None:
+        """Apply ``action`` (an undo takes back the last action); raises if it is illegal."""
+        why = self.reason(action)
+        if why is not None:
+            raise (GameOver if self.foundation_cards == 52 else IllegalAction)(why)
+        depth = self._depth
+        if action.kind == "undo":
+            entry = self._live.pop()
+            self._unapply(entry)
+            self.undos += 1
+            self._depth = depth - 1
+        else:
+            entry = self._apply(action)
+            self._live.append(entry)
+            self._depth = min(depth + 1, UNDO_LIMIT)
+        self._history.append(HistoryItem(action, entry, depth))
+
+    def push_token(self, token: str) -> Action:
+        action = Action.parse(token)
+        self.push(action)
+        return action
+
+    def pop(self) -> Action:
+        """Take back the last :meth:`push` exactly, whatever it was (an undo too)."""
+        if not self._history:
+            raise IndexError("pop from a game with no actions")
+        action, entry, depth = self._history.pop()
+        if action.kind == "undo":
+            self._live.append(self._apply(entry.action))
+            self.undos -= 1
+        else:
+            self._unapply(self._live.pop())
+        self._depth = depth
+        return action
+
+    def _apply(self, action: Action) -> Entry:
+        piles = self.piles
+        spread = self.spread
+        score = self.score
+        kind = action.kind
+        if kind == "move":
+            src, dst, n = action.src, action.dst, action.count
+            source = piles[src]
+            if n == 1:
+                piles[dst].append(source.pop())
+            else:
+                piles[dst].extend(source[-n:])
+                del source[-n:]
+            if dst < 6:
+                self.score = score + POINTS_PER_CARD
+            if src == WASTE and spread:
+                self.spread = spread - 1
+            refill = 0
+            if not source and src >= 6 and piles[RESERVE]:
+                source.append(piles[RESERVE].pop())
+                refill = 1
+            return Entry(action, refill, spread, score)
+        waste = piles[WASTE]
+        if kind == "draw":
+            stock = self.stock
+            n = min(self.code.draw, len(stock))
+            for _ in range(n):
+                waste.append(stock.pop())
+            self.spread = n
+            return Entry(action, n, spread, score)
+        # recycle
+        self.stock[:] = waste[::-1]
+        waste.clear()
+        self.spread = 0
+        return Entry(action, 0, spread, score)
+
+    def _unapply(self, entry: Entry) -> None:
+        action = entry.action
+        piles = self.piles
+        kind = action.kind
+        if kind == "move":
+            src, dst, n = action.src, action.dst, action.count
+            source = piles[src]
+            if entry.amount:
+                piles[RESERVE].append(source.pop())
+            target = piles[dst]
+            if n == 1:
+                source.append(target.pop())
+            else:
+                source.extend(target[-n:])
+                del target[-n:]
+        elif kind == "draw":
+            waste, stock = piles[WASTE], self.stock
+            for _ in range(entry.amount):
+                stock.append(waste.pop())
+        else:
+            piles[WASTE][:] = self.stock[::-1]
+            self.stock.clear()
+        self.spread = entry.spread
+        self.score = entry.score
+
+    # -- taps -------------------------------------------------------------------------------------
+
+    def tap(self, pile: str, index: int | None = None, double_click: bool = True) -> Action | None:
+        """The action a tap on ``pile`` (at card ``index`` of a column, counted from the bottom,
+        0-based; the top card when omitted) resolves to, or ``None`` when the tap does nothing."""
+        if self.foundation_cards == 52:
+            return None
+        if pile == "S":
+            if self.stock:
+                return DRAW
+            return RECYCLE if self.piles[WASTE] else None
+        p = PILE_BY_NAME.get(pile) if isinstance(pile, str) else None
+        if p is None:
+            raise NotationError(f"no pile {pile!r} to tap: use S, R, W, F1-F4 or T1-T4")
+        cards = self.piles[p]
+        if index is not None and (
+            isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(cards)
+        ):
+            raise NotationError(f"{PILE_NAMES[p]} has no card at index {index!r}")
+        if p in FOUNDATIONS or not cards:
+            return None
+        top = len(cards) - 1
+        if index is None:
+            index = top
+        if p < 6 and index != top:
+            return None  # under the top of the reserve or the waste: not playable
+        n = len(cards) - index
+        if n == 1:
+            found = MOVE[p][self._foundation_of_suit[SUIT_OF[cards[-1]]]][1]
+            if self.reason(found) is None:
+                return found
+        if not double_click:
+            return None
+        best: Action | None = None
+        best_size = 0
+        for dst in COLUMNS:
+            size = len(self.piles[dst])
+            if dst != p and size > best_size:
+                move = MOVE[p][dst][n]
+                if self.reason(move) is None:
+                    best, best_size = move, size
+        if best is not None:
+            return best
+        if p >= 6 and index == 0:
+            return None  # never a whole column into an empty one
+        for dst in COLUMNS:
+            if dst != p and not self.piles[dst]:
+                move = MOVE[p][dst][n]
+                if self.reason(move) is None:
+                    return move
+        return None
+
+    # -- views ------------------------------------------------------------------------------------
+
+    def visible_waste(self) -> list[Card]:
+        """The face-up spread on the waste, bottom first; its last card is playable."""
+        waste = self.piles[WASTE]
+        if not waste:
+            return []
+        return waste[-max(self.spread, 1) :]
+
+    def _foundations_view(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "suit": SUITS[self.foundation_suits[i]],
+                "start": RANKS[self.base_rank],
+                "cards": [card_str(c) for c in self.piles[2 + i]],
+            }
+            for i in range(4)
+        ]
+
+    def player_view(self) -> dict[str, Any]:
+        """What the player may see: never a stock card, nor a reserve card below the top."""
+        reserve = self.piles[RESERVE]
+        return {
+            "draw": self.code.draw,
+            "variant": self.code.variant,
+            "reserve": {"top": card_str(reserve[-1]) if reserve else None, "count": len(reserve)},
+            "stock": {"count": len(self.stock)},
+            "waste": {
+                "count": len(self.piles[WASTE]),
+                "cards": [card_str(c) for c in self.visible_waste()],
+            },
+            "foundations": self._foundations_view(),
+            "columns": [[card_str(c) for c in self.piles[k]] for k in COLUMNS],
+            "score": self.score,
+            "won": self.is_won(),
+            "moves": self.moves,
+            "undos": self.undos,
+            "foundation_cards": self.foundation_cards,
+            "can_undo": self._depth > 0 and not self.is_won(),
+            "legal": [a.token() for a in self.generate_legal()],
+        }
+
+    def full_view(self) -> dict[str, Any]:
+        """Everything: reserve top first, stock next card first, other piles bottom first."""
+        return {
+            "code": str(self.code),
+            "draw": self.code.draw,
+            "variant": self.code.variant,
+            "reserve": [card_str(c) for c in reversed(self.piles[RESERVE])],
+            "foundations": [[card_str(c) for c in self.piles[f]] for f in FOUNDATIONS],
+            "foundation_suits": [SUITS[s] for s in self.foundation_suits],
+            "columns": [[card_str(c) for c in self.piles[k]] for k in COLUMNS],
+            "stock": [card_str(c) for c in reversed(self.stock)],
+            "waste": [card_str(c) for c in self.piles[WASTE]],
+            "score": self.score,
+            "won": self.is_won(),
+            "ply": self.ply,
+            "moves": self.moves,
+            "undos": self.undos,
+            "foundation_cards": self.foundation_cards,
+            "legal": [a.token() for a in self.generate_legal()],
+        }
+
+    def hidden_cards(self) -> set[str]:
+        """The cards a player cannot see now: the stock, and the reserve below its top."""
+        return {card_str(c) for c in self.stock} | {card_str(c) for c in self.piles[RESERVE][:-1]}
+
+    def position_key(self) -> tuple[tuple[Card, ...], ...]:
+        """A hashable summary of the position (piles and stock), for searches."""
+        return (*(tuple(p) for p in self.piles), tuple(self.stock))
+
+
+def _pile_title(pile: int) -> str:
+    if pile == RESERVE:
+        return "the reserve"
+    if pile == WASTE:
+        return "the waste"
+    if pile in FOUNDATIONS:
+        return f"foundation {PILE_NAMES[pile]}"
+    return f"column {PILE_NAMES[pile]}"
