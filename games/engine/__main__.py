@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = verify_record(GameRecord.parse(text))
         print(json.dumps({"ok": result.ok, "ply": result.ply, "message": result.message}))
         return 0 if result.ok else 1
-    except (EngineError, OSError) as exc:
+    except (EngineError, OSError, UnicodeDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -51,8 +51,11 @@ class Action:
 
     @staticmethod
     def move(src: Pile | str, dst: Pile | str, count: int = 1) -> Action:
-        s = PILE_BY_NAME[src] if isinstance(src, str) else src
-        d = PILE_BY_NAME[dst] if isinstance(dst, str) else dst
+        try:
+            s = PILE_BY_NAME[src] if isinstance(src, str) else src
+            d = PILE_BY_NAME[dst] if isinstance(dst, str) else dst
+        except KeyError as exc:
+            raise NotationError(f"no pile {exc.args[0]!r}: use R, W, F1-F4 or T1-T4") from None
         return _move(s, d, count)
 
     @staticmethod

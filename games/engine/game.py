@@ -221,7 +221,7 @@ class Game:
             return "the stock and the waste are both empty"
         if kind == "recycle":
             if self.stock:
-                return f"the stock still holds {len(self.stock)} cards: draw instead"
+                return f"the stock still holds {_cards(len(self.stock))}: draw instead"
             if not self.piles[WASTE]:
                 return "nothing to recycle: the waste is empty"
             return None
@@ -241,7 +241,7 @@ class Game:
         if src < 6 and n != 1:
             return f"only one card at a time comes from {_pile_title(src)}"
         if n > len(source):
-            return f"{_pile_title(src)} holds {len(source)} cards: it has no run of {n}"
+            return f"{_pile_title(src)} holds {_cards(len(source))}: it has no run of {n}"
         c = source[-n]
         if dst in FOUNDATIONS:
             if n != 1:
@@ -279,7 +279,10 @@ class Game:
             if RED[c] == RED[t]:
                 return f"{card_str(c)} cannot go on {card_str(t)}: same colour"
             rank, wanted = RANKS[RANK_OF[c]], RANKS[(RANK_OF[c] + 1) % 13]
-            return f"{card_str(c)} cannot go on {card_str(t)}: a {rank} goes on a {wanted}"
+            return (
+                f"{card_str(c)} cannot go on {card_str(t)}: "
+                f"{_article(rank)} goes on {_article(wanted)}"
+            )
         if piles[RESERVE]:  # cannot happen: an emptied column is refilled at once
             return f"{PILE_NAMES[dst]} is empty and waits for the reserve"
         if self.classic and src != WASTE:
@@ -581,3 +584,12 @@ def _pile_title(pile: int) -> str:
     if pile in FOUNDATIONS:
         return f"foundation {PILE_NAMES[pile]}"
     return f"column {PILE_NAMES[pile]}"
+
+
+def _cards(n: int) -> str:
+    return "1 card" if n == 1 else f"{n} cards"
+
+
+def _article(rank: str) -> str:
+    """``"a 7"``, ``"an 8"``, ``"an A"``: the rank letter as it is read aloud."""
+    return f"an {rank}" if rank in ("A", "8") else f"a {rank}"

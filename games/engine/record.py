@@ -29,6 +29,7 @@ from .game import Game
 RESULTS = ("won", "resigned", "closed", "in_progress")
 HEADER_ORDER = ("Code", "Variant", "Draw", "Player", "Date", "Result", "Score")
 _HEADER_RE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "((?:[^"\\]|\\.)*)"\]')
+_DIGITS_RE = re.compile(r"[0-9]+")  # not str.isdigit(): it accepts "²", which int() refuses
 
 
 def _escape(value: str) -> str:
@@ -84,6 +85,11 @@ class GameRecord:
 
     def text(self) -> str:
         """The record as text; ``GameRecord.parse(r.text()) == r``."""
+        for key, value in self.headers().items():
+            if len(value.splitlines()) > 1 or value != value.strip(
+                "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+            ):
+                raise NotationError(f"header {key} holds a line break: a header is one line")
         lines = [f'[{key} "{_escape(value)}"]' for key, value in self.headers().items()]
         body = textwrap.fill(" ".join(self.tokens), width=80, break_on_hyphens=False)
         return "\n".join(lines) + "\n\n" + (body + "\n" if body else "")
@@ -129,7 +135,7 @@ class GameRecord:
         score_text = headers.pop("Score", None)
         score = None
         if score_text is not None:
-            if not score_text.isdigit():
+            if not _DIGITS_RE.fullmatch(score_text):
                 raise NotationError(f"Score {score_text!r} is not a whole number")
             score = int(score_text)
         return cls(
