@@ -1,0 +1,21 @@
+# The image of a web process (Daphne), used by docker-compose.yml for web1, web2 and migrate.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+
+COPY . .
+# Static files are collected (and gzipped) into the image; WhiteNoise serves them.
+RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput --verbosity 0 \
+    && useradd --system --uid 10001 --home-dir /app canfield
+
+USER canfield
+EXPOSE 8000
+
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "canfield_site.asgi:application"]

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    name = "canfield_site.accounts"
+    label = "accounts"
+    verbose_name = "Accounts"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,117 @@
+"""POST /api/auth/signup/, /api/auth/login/, /api/auth/logout/ and GET /api/auth/me/.
+
+Sign-up and log-in open a session (for the pages, CSRF-protected as DRF does for session
+authentication) and answer the user's API token (for scripts: `Authorization: Token <key>`).
+A failed log-in is 400 `invalid_credentials`: the request was understood and refused, and a
+401 would tell a page it needs to log in, which is what it is doing.
+"""
+
+from typing import Any
+
+from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canfield_site.api_errors import ApiError, ErrorSerializer
+
+from .serializers import (
+    USERNAME_TAKEN,
+    AuthResultSerializer,
+    LoginSerializer,
+    MeSerializer,
+    SignupSerializer,
+)
+
+_ERRORS: dict[int | str, Any] = {400: ErrorSerializer, 403: ErrorSerializer, 429: ErrorSerializer}
+
+
+class SignupView(APIView):
+    permission_classes = [AllowAny]
+    throttle_scope = "signup"
+
+    @extend_schema(
+        operation_id="auth_signup",
+        request=SignupSerializer,
+        responses={201: AuthResultSerializer, **_ERRORS},
+        tags=["auth"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = SignupSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(data["username"], password=data["password"])
+                token = Token.objects.create(user=user)
+        except IntegrityError:
+            # Someone took the name (in another case) between the check and the insert.
+            raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
+        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return Response({"username": user.username, "token": token.key}, status=201)
+
+
+class LoginView(APIView):
+    permission_classes = [AllowAny]
+    throttle_scope = "login"
+
+    @extend_schema(
+        operation_id="auth_login",
+        request=LoginSerializer,
+        responses={200: AuthResultSerializer, **_ERRORS},
+        tags=["auth"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = LoginSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        username = serializer.validated_data["username"]
+        # Usernames are unique ignoring case: log in "bob" as "Bob". An unknown name still
+        # goes through authenticate(), which hashes the password anyway (no timing oracle).
+        match = User.objects.filter(username__iexact=username).first()
+        user = authenticate(
+            request._request,
+            username=match.username if match else username,
+            password=serializer.validated_data["password"],
+        )
+        if user is None:
+            raise ApiError(400, "invalid_credentials", "Wrong username or password.")
+        token, _ = Token.objects.get_or_create(user=user)
+        login(request._request, user)
+        return Response({"username": user.get_username(), "token": token.key})
+
+
+class LogoutView(APIView):
+    """Ends the session. Logging out with a token deletes that token (the next log-in makes
+    a new one); logging out of a session leaves the user's token to their scripts."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="auth_logout", request=None, responses={204: None, **_ERRORS}, tags=["auth"]
+    )
+    def post(self, request: Request) -> Response:
+        if isinstance(request.auth, Token):
+            request.auth.delete()
+        logout(request._request)
+        return Response(status=204)
+
+
+@method_decorator(ensure_csrf_cookie, name="dispatch")
+class MeView(APIView):
+    """Who is logged in. Also sets the csrftoken cookie that session clients send back."""
+
+    @extend_schema(
+        operation_id="auth_me",
+        responses={200: MeSerializer, 401: ErrorSerializer},
+        tags=["auth"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"username": request.user.get_username()})

@@ -1,0 +1,169 @@
+"""The one error format of the API: HTTP 4xx/5xx with `{"code": ..., "message": ...}`.
+
+- `exception_handler` is DRF's EXCEPTION_HANDLER: every exception a view raises becomes that
+  shape (validation errors add "fields", throttling adds "retry_after").
+- `ApiError` is what the services and views raise for their own refusals:
+      raise ApiError(409, "stale_ply", "The game has moved on.", ply=12)
+  gives HTTP 409 `{"code": "stale_ply", "message": "The game has moved on.", "ply": 12}`.
+- `handler400`/`handler403`/`handler404`/`handler500` and `csrf_failure` answer in the same
+  shape for paths under /api/ that never reach a DRF view (unknown URL, a crash, a bad Host).
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from django.views.csrf import csrf_failure as django_csrf_failure
+from rest_framework import exceptions, serializers
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+API_PREFIX = "/api/"
+
+
+class ApiError(exceptions.APIException):
+    """A refusal with its own HTTP status and machine-readable code.
+
+    Keyword arguments are added to the JSON body as they are (they must be JSON-serialisable).
+    """
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """The error body, for the OpenAPI schema: `extend_schema(responses={400: ErrorSerializer})`."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+# Codes of DRF's own exceptions, where they differ from DRF's default_code.
+_CODES: dict[type[exceptions.APIException], str] = {
+    exceptions.ValidationError: "invalid",
+    exceptions.ParseError: "malformed",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "not_authenticated",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+}
+
+
+def _flatten(detail: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """(field path, message) pairs of a ValidationError's detail, nested ones dotted."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(detail, list):
+        for index, value in enumerate(detail):
+            if isinstance(value, dict | list):
+                yield from _flatten(value, f"{prefix}.{index}" if prefix else str(index))
+            else:
+                yield prefix, str(value)
+    else:
+        yield prefix, str(detail)
+
+
+def _validation_body(detail: Any) -> dict[str, Any]:
+    fields: dict[str, list[str]] = {}
+    general: list[str] = []
+    for path, message in _flatten(detail):
+        if path in {"", "non_field_errors"}:
+            general.append(message)
+        else:
+            fields.setdefault(path, []).append(message)
+    parts = general + [f"{path}: {' '.join(messages)}" for path, messages in fields.items()]
+    return {
+        "code": "invalid",
+        "message": " ".join(parts) or "Invalid input.",
+        "fields": fields,
+    }
+
+
+def error_body(exc: exceptions.APIException) -> dict[str, Any]:
+    """The JSON body for a DRF exception."""
+    if isinstance(exc, ApiError):
+        return {**exc.extra, "code": exc.code, "message": exc.message}
+    if isinstance(exc, exceptions.ValidationError):
+        return _validation_body(exc.detail)
+    code = next(
+        (code for cls, code in _CODES.items() if isinstance(exc, cls)),
+        str(exc.default_code),
+    )
+    detail = exc.detail
+    message = str(detail) if not isinstance(detail, dict | list) else str(exc.default_detail)
+    body: dict[str, Any] = {"code": code, "message": message}
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        body["retry_after"] = int(exc.wait + 0.999)
+    return body
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler (headers such as WWW-Authenticate and Retry-After) with our body."""
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
+    elif isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        )
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        exc.status_code = 401
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return None  # an unexpected exception: Django's handler500 answers
+    response.data = error_body(exc)
+    return response
+
+
+# --- Django's error views, JSON under /api/ ------------------------------------------------
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def _json(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"code": code, "message": message}, status=status)
+
+
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return _json(400, "bad_request", "Bad request.")
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return _json(403, "permission_denied", "You do not have permission to do this.")
+    return defaults.permission_denied(request, exception)
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return _json(404, "not_found", "Not found.")
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return _json(500, "server_error", "Internal server error.")
+    return defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    if _is_api(request):
+        return _json(403, "permission_denied", f"CSRF Failed: {reason}")
+    return django_csrf_failure(request, reason)

@@ -1,0 +1,344 @@
+"""Settings for Canfield Online: one file, read from environment variables.
+
+Every value comes through a small helper below that fails loudly (ImproperlyConfigured naming
+the variable) on a value it cannot read, so a typo in production is a crash at start-up and
+not a silently different configuration. With nothing set the defaults give a working local
+service: SQLite in the repository, the in-memory channel layer and cache, DEBUG off.
+README.md lists every variable.
+"""
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+_RATE = re.compile(r"^(\d+)/(s|sec|second|m|min|minute|h|hour|d|day)$")
+
+
+def env_str(name: str, default: str, environ: Mapping[str, str] = os.environ) -> str:
+    """The variable's value, or `default` when it is unset or empty."""
+    value = environ.get(name, "").strip()
+    return value or default
+
+
+def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    """A strict boolean: 1/true/yes/on or 0/false/no/off (any case); anything else fails."""
+    raw = environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}: expected one of 1/true/yes/on or 0/false/no/off, got {environ[name]!r}"
+    )
+
+
+def env_int(
+    name: str, default: int, environ: Mapping[str, str] = os.environ, minimum: int = 0
+) -> int:
+    """A whole number, at least `minimum`."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}: expected a whole number, got {raw!r}") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name}: expected a number >= {minimum}, got {value}")
+    return value
+
+
+def env_list(name: str, default: str, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """A comma-separated list; blanks around items are ignored, empty items fail."""
+    raw = environ.get(name, "").strip() or default
+    if not raw:
+        return []
+    items = [item.strip() for item in raw.split(",")]
+    if any(not item for item in items):
+        raise ImproperlyConfigured(f"{name}: empty item in comma-separated list {raw!r}")
+    return items
+
+
+def env_origins(name: str, default: str, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """A comma-separated list of origins, each with its scheme (https://example.org)."""
+    origins = env_list(name, default, environ)
+    for origin in origins:
+        if not re.match(r"^https?://[^/\s]+$", origin):
+            raise ImproperlyConfigured(
+                f"{name}: expected origins like https://example.org, got {origin!r}"
+            )
+    return origins
+
+
+def env_rate(name: str, default: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """A throttle rate "N/period" (period: s, min, hour, day, ...) or "off" for no limit."""
+    raw = environ.get(name, "").strip().lower().replace(" ", "") or default
+    if raw in {"off", "none"}:
+        return None
+    match = _RATE.match(raw)
+    if match is None or int(match.group(1)) < 1:
+        raise ImproperlyConfigured(
+            f"{name}: expected a rate like 20/min, 10/hour or 'off', got {raw!r}"
+        )
+    return raw
+
+
+def env_database(name: str, default: str, environ: Mapping[str, str] = os.environ) -> Any:
+    """A database URL read by dj-database-url (postgres://..., sqlite:///path)."""
+    url = env_str(name, default, environ)
+    try:
+        config = dj_database_url.parse(url)
+    except (ValueError, dj_database_url.ParseError) as exc:
+        raise ImproperlyConfigured(f"{name}: cannot read database URL ({exc})") from None
+    if not config.get("ENGINE"):
+        raise ImproperlyConfigured(f"{name}: cannot read database URL {url!r}")
+    return config
+
+
+def env_redis(name: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """A Redis URL (redis://, rediss:// or unix://), or None when unset."""
+    url = env_str(name, "", environ)
+    if url and not re.match(r"^(redis|rediss|unix)://", url):
+        raise ImproperlyConfigured(
+            f"{name}: expected a URL like redis://127.0.0.1:6379/0, got {url!r}"
+        )
+    return url or None
+
+
+# --- Core ----------------------------------------------------------------------------------
+
+# DEBUG is off unless asked for.
+DEBUG = env_bool("DEBUG", False)
+
+# The fallback key is for local development and tests only: it is public, so any deployment
+# must set SECRET_KEY (`manage.py check --deploy` warns about the "django-insecure-" prefix).
+SECRET_KEY = env_str("SECRET_KEY", "django-insecure-canfield-online-local-development-only")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS", "")
+
+# The key of the HMAC that turns a date into its daily deal. Derived from SECRET_KEY when not
+# set, so a development server has a stable one; production sets its own.
+DAILY_DEAL_SECRET = env_str(
+    "DAILY_DEAL_SECRET",
+    hashlib.sha256(f"canfield-daily-deal:{SECRET_KEY}".encode()).hexdigest(),
+)
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "channels",
+    "canfield_site.accounts",
+    "games",
+    "leaderboard",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "canfield_site.urls"
+WSGI_APPLICATION = "canfield_site.wsgi.application"
+ASGI_APPLICATION = "canfield_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# API paths answer CSRF failures outside DRF with the JSON error shape too.
+CSRF_FAILURE_VIEW = "canfield_site.api_errors.csrf_failure"
+
+# Behind a TLS-terminating proxy: secure cookies and trust its X-Forwarded-Proto header.
+if env_bool("HTTPS", False):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- Database ------------------------------------------------------------------------------
+
+DATABASES = {"default": env_database("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Under ASGI each request runs its database work in a fresh thread, so persistent
+    # connections are not reused but pile up (Django ticket #33497). A psycopg connection pool
+    # per process is what reuses them: DB_POOL_MAX connections at most, shared by all threads.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DB_POOL_MIN", 1),
+        "max_size": env_int("DB_POOL_MAX", 10, minimum=1),
+        "timeout": 10,
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers: begin every transaction IMMEDIATE so that a writer waits for the lock
+    # (up to `timeout` seconds) instead of failing to upgrade a read lock ("database is locked"),
+    # and use WAL so that readers never block the writer.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+# Transactions are opened by the services (games.services and friends), not per request.
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: channel layer and cache -------------------------------------------------------
+
+REDIS_URL = env_redis("REDIS_URL")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # socket_timeout above channels_redis's 5 s BZPOPMIN wait: with redis-py's default
+            # (also 5 s) every idle websocket consumer died of a TimeoutError after 5 s.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": "canfield",
+            },
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "canfield",
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Accounts ------------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 8},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Time and language ---------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files --------------------------------------------------------------------------
+
+# WhiteNoise serves static files from the Daphne processes themselves. `make run` and the
+# Docker image run collectstatic (gzipped copies in STATIC_ROOT); without a STATIC_ROOT, or
+# with DEBUG on, files are found straight in the apps' static/ folders. No manifest: a
+# template's {% static %} never depends on collectstatic having run.
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
+
+# --- REST API ------------------------------------------------------------------------------
+
+# Throttle rates by scope; a view opts in with `throttle_scope = "<scope>"`.
+THROTTLE_RATES = {
+    "signup": env_rate("THROTTLE_SIGNUP", "10/hour"),
+    "login": env_rate("THROTTLE_LOGIN", "20/min"),
+    "actions": env_rate("THROTTLE_ACTIONS", "600/min"),
+}
+
+REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes "not logged in" a 401, not a 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 20,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "canfield_site.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["canfield_site.throttling.ScopedThrottle"],
+    "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
+    # Proxies in front of Daphne that append to X-Forwarded-For (nginx in docker-compose: 1).
+    # 0 trusts no such header: the client is the socket's peer.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Canfield Online API",
+    "DESCRIPTION": (
+        "The daily Canfield deal, practice games, a live leaderboard and replays. "
+        'Errors are {"code": ..., "message": ...}.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from the drf-spectacular-sidecar package: no CDN at run time.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # validatorUrl null: Swagger UI would otherwise ask validator.swagger.io for a badge.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Logging -------------------------------------------------------------------------------
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL: expected DEBUG, INFO, WARNING, ERROR or CRITICAL, got {LOG_LEVEL!r}"
+    )
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+}

@@ -1,0 +1,25 @@
+"""Rate limits by scope (signup, login, actions), counted in the default cache.
+
+A view opts in with `throttle_scope = "<scope>"`; ScopedThrottle is in DRF's
+DEFAULT_THROTTLE_CLASSES, so nothing else is needed. The rates are settings.THROTTLE_RATES
+(environment: THROTTLE_SIGNUP, THROTTLE_LOGIN, THROTTLE_ACTIONS). A client is its user when
+authenticated, else its IP address (behind proxies see REST_FRAMEWORK["NUM_PROXIES"]).
+"""
+
+from typing import Any
+
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+
+class ScopedThrottle(ScopedRateThrottle):
+    """DRF's ScopedRateThrottle reading the rates when asked, not at import.
+
+    DRF copies DEFAULT_THROTTLE_RATES into a class attribute at import time, so a test's
+    override of REST_FRAMEWORK would go unseen; this reads the current api_settings.
+    """
+
+    @property  # type: ignore[override]
+    def THROTTLE_RATES(self) -> dict[str, Any]:
+        rates: dict[str, Any] = api_settings.DEFAULT_THROTTLE_RATES
+        return rates

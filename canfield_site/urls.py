@@ -1,0 +1,22 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from .views import HealthView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/health/", HealthView.as_view(), name="health"),
+    path("api/auth/", include("canfield_site.accounts.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/", include("games.api.urls")),
+    path("api/", include("leaderboard.urls")),
+    path("", include("frontend.urls")),
+]
+
+# JSON errors under /api/, Django's pages elsewhere (canfield_site.api_errors).
+handler400 = "canfield_site.api_errors.handler400"
+handler403 = "canfield_site.api_errors.handler403"
+handler404 = "canfield_site.api_errors.handler404"
+handler500 = "canfield_site.api_errors.handler500"

@@ -1,0 +1,300 @@
+// Draws a player_view() state: stock, waste, reserve, four foundations, four fanned columns.
+// The board decides nothing about legality; `legal` (the server's list of tokens) only marks
+// which cards can be picked up and where they may be dropped.
+import { backElement, cardElement, cardName, rankName, suitName } from "./cards.js";
+import { h, reducedMotion, svgUse } from "./ui.js";
+
+export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
+export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
+const TOKEN_RE = /^(R|W|F[1-4]|T[1-4])(?::(\d+))?-(R|W|F[1-4]|T[1-4])$/;
+
+/** "T2:2-T4" -> {src: "T2", count: 2, dst: "T4"}; null for D, C, U. */
+export function parseMoveToken(token) {
+  const m = TOKEN_RE.exec(token);
+  return m ? { src: m[1], count: m[2] ? Number(m[2]) : 1, dst: m[3] } : null;
+}
+
+/** The token for moving `count` cards from pile `src` to pile `dst`. */
+export function moveToken(src, count, dst) {
+  return `${src}${src.startsWith("T") && count > 1 ? `:${count}` : ""}-${dst}`;
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export function pileName(pile, state) {
+  if (pile === "S") return "Stock";
+  if (pile === "W") return "Waste";
+  if (pile === "R") return "Reserve";
+  if (pile.startsWith("T")) return `Column ${pile.slice(1)}`;
+  const f = state?.foundations?.[Number(pile.slice(1)) - 1];
+  return f ? `${suitName(f.suit)[0].toUpperCase()}${suitName(f.suit).slice(1)} foundation` : `Foundation ${pile.slice(1)}`;
+}
+
+export class Board {
+  /**
+   * @param {HTMLElement} root  the element that receives the board
+   * @param {{interactive?: boolean}} options
+   */
+  constructor(root, { interactive = false } = {}) {
+    this.root = root;
+    this.interactive = interactive;
+    this.state = null;
+    this.sources = new Map(); // "R" | "W" | "F1" | "T2:3" -> Set of destinations
+    root.classList.add("board");
+    if (interactive) root.classList.add("interactive");
+    this._onResize = () => this.state && this.layoutColumns();
+    window.addEventListener("resize", this._onResize);
+  }
+
+  /** Renders `state`; animates cards from where they were (FLIP) unless told not to. */
+  render(state, { animate = true, from = null } = {}) {
+    const before = animate && this.state ? this.cardRects() : null;
+    if (before && from) for (const [card, rect] of from) before.set(card, rect);
+    const focused = this.focusKey();
+    this.state = state;
+    this.sources = new Map();
+    for (const token of state.legal || []) {
+      const move = parseMoveToken(token);
+      if (!move) continue;
+      const key = move.src.startsWith("T") ? `${move.src}:${move.count}` : move.src;
+      if (!this.sources.has(key)) this.sources.set(key, new Set());
+      this.sources.get(key).add(move.dst);
+    }
+    this.root.classList.toggle("draw-1", state.draw === 1);
+    this.root.classList.toggle("draw-3", state.draw !== 1);
+    this.root.classList.toggle("won", Boolean(state.won));
+    this.root.replaceChildren(
+      h("div.area.area-stock", {}, this.stockPile(state), h("span.caption", {}, "Stock")),
+      h("div.area.area-waste", {}, this.wastePile(state), h("span.caption", {}, "Waste")),
+      h("div.area.area-reserve", {}, this.reservePile(state), h("span.caption", {}, "Reserve")),
+      h("div.area.area-foundations", { role: "group", "aria-label": "Foundations" },
+        state.foundations.map((f, i) => this.foundationPile(f, i))),
+      h("div.area.area-columns", { role: "group", "aria-label": "Columns" },
+        state.columns.map((c, i) => this.columnPile(c, i))),
+    );
+    this.layoutColumns();
+    this.restoreFocus(focused);
+    if (before) this.animateFrom(before);
+  }
+
+  // ---- piles -------------------------------------------------------------------------------
+
+  stockPile(state) {
+    const count = state.stock.count;
+    const wasteCount = state.waste.count;
+    let label = `Stock, ${plural(count, "card")}`;
+    if (count) label += ", draw";
+    else if (wasteCount) label += ", recycle the waste";
+    const pile = h("div.pile.stock", {
+      dataset: { pile: "S" },
+      role: "button",
+      tabIndex: this.interactive ? 0 : -1,
+      "aria-label": label,
+    });
+    if (count) {
+      pile.append(backElement());
+      if (count > 1) pile.classList.add("stacked");
+    } else {
+      pile.append(h("div.slot", {}, wasteCount ? svgUse("icon-recycle", "slot-icon") : null));
+    }
+    pile.append(h("span.badge", { "aria-hidden": "true" }, count));
+    return pile;
+  }
+
+  wastePile(state) {
+    const cards = state.waste.cards || [];
+    const count = state.waste.count;
+    const pile = h("div.pile.waste", { dataset: { pile: "W" } });
+    if (!cards.length) pile.append(h("div.slot"));
+    if (count > cards.length) pile.classList.add("stacked");
+    cards.forEach((card, i) => {
+      const el = cardElement(card);
+      el.dataset.pile = "W";
+      el.dataset.index = String(i);
+      el.style.setProperty("--i", i);
+      if (i === cards.length - 1) {
+        this.makeCardActive(el, "W", `Waste, ${plural(count, "card")}, top ${cardName(card)}`);
+      }
+      pile.append(el);
+    });
+    pile.style.setProperty("--n", cards.length);
+    if (count) pile.append(h("span.badge", { "aria-hidden": "true" }, count));
+    return pile;
+  }
+
+  reservePile(state) {
+    const { top, count } = state.reserve;
+    const pile = h("div.pile.reserve", { dataset: { pile: "R" } });
+    if (top) {
+      const el = cardElement(top);
+      el.dataset.pile = "R";
+      el.dataset.index = "0";
+      this.makeCardActive(el, "R", `Reserve, ${plural(count, "card")}, top ${cardName(top)}`);
+      if (count > 1) pile.classList.add("stacked");
+      pile.append(el);
+    } else {
+      pile.append(h("div.slot", {}, h("span.slot-text", {}, "empty")));
+      pile.setAttribute("aria-label", "Reserve, empty");
+    }
+    pile.append(h("span.badge", { "aria-hidden": "true", dataset: { testid: "reserve-count" } }, count));
+    return pile;
+  }
+
+  foundationPile(f, i) {
+    const id = FOUNDATION_IDS[i];
+    const cards = f.cards || [];
+    const name = `${suitName(f.suit)[0].toUpperCase()}${suitName(f.suit).slice(1)} foundation`;
+    const pile = h("div.pile.foundation", {
+      dataset: { pile: id, suit: f.suit },
+      tabIndex: this.interactive ? 0 : -1,
+    });
+    pile.append(h("div.slot", {},
+      svgUse(`suit-${f.suit}`, `slot-suit ${f.suit === "H" || f.suit === "D" ? "red" : "black"}`),
+      h("span.slot-rank", {}, f.start === "T" ? "10" : f.start)));
+    if (cards.length) {
+      const top = cards[cards.length - 1];
+      if (cards.length > 1) {
+        const under = cardElement(cards[cards.length - 2]);
+        under.classList.add("under");
+        pile.append(under);
+      }
+      const el = cardElement(top);
+      el.dataset.pile = id;
+      el.dataset.index = String(cards.length - 1);
+      if (this.sources.has(id)) el.classList.add("playable");
+      pile.append(el);
+      if (cards.length === 13) pile.classList.add("complete");
+      pile.setAttribute("aria-label", `${name}, ${plural(cards.length, "card")}, top ${cardName(top)}`);
+    } else {
+      pile.setAttribute("aria-label", `${name}, empty, starts with the ${rankName(f.start)}`);
+    }
+    pile.append(h("span.badge.badge-small", { "aria-hidden": "true" }, `${cards.length}/13`));
+    return pile;
+  }
+
+  columnPile(cards, i) {
+    const id = COLUMN_IDS[i];
+    const pile = h("div.pile.column", { dataset: { pile: id } });
+    if (!cards.length) {
+      pile.append(h("div.slot"));
+      pile.tabIndex = this.interactive ? 0 : -1;
+      pile.setAttribute("aria-label", `Column ${i + 1}, empty`);
+    }
+    cards.forEach((card, index) => {
+      const el = cardElement(card);
+      el.dataset.pile = id;
+      el.dataset.index = String(index);
+      const run = cards.length - index;
+      const where = run === 1 ? "last card" : `card ${index + 1} of ${cards.length}`;
+      this.makeCardActive(el, `${id}:${run}`, `Column ${i + 1}, ${where}, ${cardName(card)}`);
+      pile.append(el);
+    });
+    return pile;
+  }
+
+  makeCardActive(el, sourceKey, label) {
+    el.setAttribute("aria-label", label);
+    if (!this.interactive) return;
+    el.tabIndex = 0;
+    el.setAttribute("role", "button");
+    if (this.sources.has(sourceKey)) el.classList.add("playable");
+  }
+
+  // ---- geometry ----------------------------------------------------------------------------
+
+  /** Fans the columns, squeezing long ones so that the board fits the window. */
+  layoutColumns() {
+    const sample = this.root.querySelector(".pile.stock");
+    if (!sample) return;
+    const ch = sample.offsetHeight || 100;
+    const cw = sample.offsetWidth || 70;
+    const area = this.root.querySelector(".area-columns");
+    const top = area.getBoundingClientRect().top + window.scrollY;
+    const room = Math.max(window.innerHeight - top - 24, ch * 3.4);
+    const base = Math.round(cw * 0.33); // shows a card's rank and corner suit, hides the rest
+    for (const pile of this.root.querySelectorAll(".pile.column")) {
+      const cards = pile.querySelectorAll(".card");
+      const n = cards.length;
+      const fan = n > 1 ? Math.max(Math.min(base, (room - ch) / (n - 1)), Math.min(base, 14)) : base;
+      cards.forEach((el, i) => { el.style.top = `${Math.round(i * fan)}px`; });
+      pile.style.height = `${Math.round(ch + Math.max(n - 1, 0) * fan)}px`;
+      pile.dataset.fan = String(fan);
+    }
+  }
+
+  cardRects() {
+    const rects = new Map();
+    for (const el of this.root.querySelectorAll(".card[data-card]:not(.under)")) {
+      rects.set(el.dataset.card, el.getBoundingClientRect());
+    }
+    return rects;
+  }
+
+  animateFrom(before) {
+    if (reducedMotion()) return;
+    for (const el of this.root.querySelectorAll(".card[data-card]:not(.under)")) {
+      const old = before.get(el.dataset.card);
+      if (!old) continue;
+      const now = el.getBoundingClientRect();
+      const dx = old.left - now.left;
+      const dy = old.top - now.top;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      el.classList.add("moving");
+      const anim = el.animate(
+        [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }],
+        { duration: 200, easing: "cubic-bezier(.2,.7,.3,1)" },
+      );
+      anim.onfinish = anim.oncancel = () => el.classList.remove("moving");
+    }
+  }
+
+  // ---- lookup ------------------------------------------------------------------------------
+
+  pileElement(pile) {
+    return this.root.querySelector(`.pile[data-pile="${pile}"]`);
+  }
+
+  /** The destinations the server allows for the run starting at card element `el`. */
+  destinationsFor(pile, index) {
+    return this.sources.get(this.sourceKey(pile, index)) || new Set();
+  }
+
+  sourceKey(pile, index) {
+    if (pile.startsWith("T")) {
+      const column = this.state.columns[Number(pile.slice(1)) - 1];
+      return `${pile}:${column.length - index}`;
+    }
+    return pile;
+  }
+
+  /** How many cards a pick-up at (pile, index) carries. */
+  runLength(pile, index) {
+    if (pile.startsWith("T")) return this.state.columns[Number(pile.slice(1)) - 1].length - index;
+    return 1;
+  }
+
+  /** Elements of the cards that move together when (pile, index) is picked up. */
+  runElements(pile, index) {
+    const els = [...this.root.querySelectorAll(`.card[data-pile="${pile}"]`)];
+    if (pile.startsWith("T")) return els.filter((el) => Number(el.dataset.index) >= index);
+    return els.slice(-1);
+  }
+
+  focusKey() {
+    const active = document.activeElement;
+    if (!active || !this.root.contains(active)) return null;
+    return { pile: active.dataset.pile || active.closest("[data-pile]")?.dataset.pile, card: active.dataset.card };
+  }
+
+  restoreFocus(key) {
+    if (!key) return;
+    const target =
+      (key.card && this.root.querySelector(`.card[data-card="${key.card}"][tabindex="0"]`)) ||
+      this.root.querySelector(`.pile[data-pile="${key.pile}"] .card[tabindex="0"]:last-of-type`) ||
+      this.root.querySelector(`.pile[data-pile="${key.pile}"][tabindex="0"]`) ||
+      this.root.querySelector(`.pile[data-pile="${key.pile}"] [tabindex="0"]`);
+    target?.focus({ preventScroll: true });
+  }
+}

@@ -1,0 +1,276 @@
+// The game page: draws the server's state and sends every tap, drop and undo to the REST API.
+import { api, serverNow } from "./api.js";
+import { Board, moveToken, pileName } from "./board.js";
+import { cardName } from "./cards.js";
+import { DragController } from "./drag.js";
+import { bindNewGameForm } from "./newgame.js";
+import { copyText, formatDuration, formatDay, showError, toast } from "./ui.js";
+
+const DOUBLE_CLICK_KEY = "canfield.doubleClick";
+
+const root = document.querySelector("[data-game]");
+const gameId = root.dataset.gameId;
+const $ = (sel) => document.querySelector(sel);
+const boardEl = root.querySelector("[data-board]");
+const board = new Board(boardEl, { interactive: true });
+const doubleClickBox = root.querySelector("[data-double-click]");
+const undoButton = root.querySelector("[data-undo]");
+const announcer = root.querySelector("[data-announce]");
+const winBanner = $("[data-win]");
+
+let game = null;
+let queue = Promise.resolve();
+let picked = null; // keyboard move: {pile, index, count}
+let winShown = false;
+
+// ---- settings ----------------------------------------------------------------------------------
+
+doubleClickBox.checked = localStorage.getItem(DOUBLE_CLICK_KEY) !== "off";
+doubleClickBox.addEventListener("change", () => {
+  localStorage.setItem(DOUBLE_CLICK_KEY, doubleClickBox.checked ? "on" : "off");
+});
+
+// ---- talking to the server ---------------------------------------------------------------------
+
+const inPlay = () => game && game.status === "in_progress";
+
+async function load({ animate = false } = {}) {
+  const fresh = await api.get(`/api/games/${gameId}/`);
+  show(fresh, { animate });
+}
+
+/**
+ * Sends one action ({action} or {tap, index, double_click}); actions run one after another,
+ * each naming the ply it was made in. Resolves to true when the server applied something.
+ */
+function send(body, renderOptions = {}) {
+  const run = async () => {
+    if (!inPlay()) return false;
+    try {
+      const next = await api.post(`/api/games/${gameId}/actions/`, { ply: game.ply, ...body });
+      const changed = next.applied !== null && next.applied !== undefined;
+      show(next, changed ? renderOptions : { animate: false });
+      if (changed) announce(next);
+      return changed;
+    } catch (err) {
+      if (err.status === 409 || err.code === "stale_ply" || err.code === "game_over") {
+        toast("The game was changed elsewhere: the board is up to date again.", "info");
+        await load().catch(() => {});
+      } else {
+        toast(err.message, "error");
+      }
+      return false;
+    }
+  };
+  const result = queue.then(run);
+  queue = result.catch(() => false);
+  return result;
+}
+
+function tap(pile, index) {
+  if (!inPlay()) return;
+  if (pile.startsWith("F")) return; // foundation cards move only by dragging
+  const body = { tap: pile, double_click: doubleClickBox.checked };
+  // A column card is named by its index (0 = bottom); elsewhere the pile's top card is meant.
+  if (pile.startsWith("T") && index !== null && index !== undefined) body.index = index;
+  return send(body);
+}
+
+function move(src, count, dst, renderOptions) {
+  return send({ action: moveToken(src, count, dst) }, renderOptions);
+}
+
+function undo() {
+  if (inPlay() && game.state.can_undo) send({ action: "U" });
+}
+
+// ---- drawing -----------------------------------------------------------------------------------
+
+function show(next, renderOptions = {}) {
+  const wasInPlay = inPlay();
+  game = next;
+  $("[data-loading]")?.remove();
+  board.render(game.state, renderOptions);
+  drawHud();
+  if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
+}
+
+function drawHud() {
+  const s = game.state;
+  const title = game.kind === "daily"
+    ? `Daily deal${game.daily_date ? ` · ${formatDay(game.daily_date)}` : ""}`
+    : "Practice";
+  root.querySelector("[data-title]").textContent = `${title} · Draw ${game.draw}${game.variant === "classic" ? " · Classic" : ""}`;
+  document.title = `${title} · Canfield Online`;
+  root.querySelector("[data-score]").textContent = game.score;
+  root.querySelector("[data-actions]").textContent = game.actions;
+  root.querySelector("[data-reserve]").textContent = s.reserve.count;
+  const codeBox = root.querySelector("[data-code-box]");
+  codeBox.hidden = !game.code;
+  root.querySelector("[data-code]").textContent = game.code || "";
+  const status = root.querySelector("[data-status]");
+  status.hidden = game.status === "in_progress";
+  status.textContent = game.status === "won" ? "Won" : "Resigned";
+  status.className = `pill pill-${game.status}`;
+  undoButton.disabled = !inPlay() || !s.can_undo;
+  const replay = root.querySelector("[data-replay-link]");
+  replay.hidden = inPlay();
+  replay.href = `/games/${game.id}/replay/`;
+  root.querySelector("[data-resign]").hidden = !inPlay();
+  boardEl.classList.toggle("finished", !inPlay());
+  tick();
+}
+
+function tick() {
+  if (!game) return;
+  const start = game.started_at ? Date.parse(game.started_at) : null;
+  let elapsed = 0;
+  if (start) elapsed = (game.finished_at ? Date.parse(game.finished_at) : serverNow()) - start;
+  root.querySelector("[data-timer]").textContent = formatDuration(elapsed);
+}
+setInterval(tick, 1000);
+
+function announce(next) {
+  const token = next.applied;
+  let text = `Played ${token}.`;
+  if (token === "D") text = "Drew from the stock.";
+  else if (token === "C") text = "Turned the waste over onto the stock.";
+  else if (token === "U") text = "Undone.";
+  const top = next.state.waste.cards.at(-1);
+  if ((token === "D" || token === "U") && top) text += ` Waste top ${cardName(top)}.`;
+  announcer.textContent = `${text} Score ${next.score}.`;
+}
+
+function showWin() {
+  winShown = true;
+  const time = root.querySelector("[data-timer]").textContent;
+  winBanner.querySelector("[data-win-summary]").textContent =
+    `Score ${game.score} in ${game.actions} actions, ${time}.`;
+  winBanner.querySelector("[data-win-replay]").href = `/games/${game.id}/replay/`;
+  winBanner.hidden = false;
+  winBanner.querySelector("[data-win-close]").focus();
+}
+winBanner.querySelector("[data-win-close]").addEventListener("click", () => { winBanner.hidden = true; });
+
+// ---- pointer: taps and drags -------------------------------------------------------------------
+
+new DragController(board, {
+  enabled: inPlay,
+  onTap: (pile, index) => tap(pile, index),
+  onDrop: ({ src, count, dst, ghostRects }) => move(src, count, dst, { from: ghostRects }),
+});
+
+// ---- keyboard ----------------------------------------------------------------------------------
+
+function focusedPlace(target) {
+  const el = target.closest("[data-pile]");
+  if (!el || !boardEl.contains(el)) return null;
+  const pile = el.dataset.pile;
+  const index = el.dataset.index !== undefined && el.classList.contains("card") ? Number(el.dataset.index) : null;
+  return { pile, index, el };
+}
+
+function setPicked(next) {
+  for (const el of boardEl.querySelectorAll(".picked")) el.classList.remove("picked");
+  picked = next;
+  boardEl.classList.toggle("picking", Boolean(picked));
+  if (!picked) return;
+  for (const el of board.runElements(picked.pile, picked.index ?? 0)) el.classList.add("picked");
+}
+
+boardEl.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const place = focusedPlace(e.target);
+  if (!place) return;
+  if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    if (picked) {
+      const { pile, index, count } = picked;
+      setPicked(null);
+      if (place.pile !== pile && (place.pile.startsWith("T") || place.pile.startsWith("F"))) {
+        move(pile, count, place.pile);
+      } else {
+        announcer.textContent = "Put back.";
+      }
+      return;
+    }
+    tap(place.pile, place.index);
+  } else if (e.key === "m" || e.key === "M") {
+    e.preventDefault();
+    if (!inPlay()) return;
+    const { pile } = place;
+    let { index } = place;
+    if (pile === "S") return;
+    if (pile.startsWith("F")) {
+      const cards = game.state.foundations[Number(pile.slice(1)) - 1].cards;
+      if (!cards.length) return;
+      index = cards.length - 1;
+    }
+    if (index === null) return;
+    const count = board.runLength(pile, index);
+    setPicked({ pile, index, count });
+    announcer.textContent = `Picked up ${count === 1 ? "one card" : `${count} cards`} from ${pileName(pile, game.state)}. Move to a pile and press Enter to drop, Escape to cancel.`;
+  } else if (e.key === "Escape" && picked) {
+    setPicked(null);
+    announcer.textContent = "Cancelled.";
+  }
+});
+
+document.addEventListener("keydown", (e) => {
+  if (document.querySelector("dialog[open]")) return;
+  const typing = e.target.closest?.("input, textarea, select, [contenteditable]");
+  if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === "z" && !typing) {
+    e.preventDefault();
+    undo();
+  } else if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === "n" || e.key === "N")) {
+    e.preventDefault();
+    openNewGame();
+  }
+});
+
+// ---- toolbar -----------------------------------------------------------------------------------
+
+undoButton.addEventListener("click", undo);
+
+root.querySelector("[data-copy-code]").addEventListener("click", async () => {
+  const ok = await copyText(game.code);
+  toast(ok ? `Copied ${game.code}` : "Copy failed: select the code and copy it.", ok ? "success" : "error");
+});
+
+root.querySelector("[data-resign]").addEventListener("click", async () => {
+  if (!inPlay()) return;
+  const ranked = game.kind === "daily" ? " This is your ranked attempt for today." : "";
+  if (!window.confirm(`Resign this game?${ranked}`)) return;
+  try {
+    show(await api.post(`/api/games/${gameId}/resign/`), { animate: false });
+  } catch (err) {
+    toast(err.message, "error");
+  }
+});
+
+const newGameDialog = $("[data-new-game-dialog]");
+function openNewGame() {
+  winBanner.hidden = true;
+  const form = newGameDialog.querySelector("form");
+  if (game) form.elements.draw.value = String(game.draw);
+  newGameDialog.showModal();
+}
+for (const button of document.querySelectorAll("[data-open-new-game]")) button.addEventListener("click", openNewGame);
+bindNewGameForm(newGameDialog.querySelector("form"), { onCancel: () => newGameDialog.close() });
+
+const helpDialog = $("[data-help-dialog]");
+root.querySelector("[data-open-help]").addEventListener("click", () => helpDialog.showModal());
+
+// ---- start -------------------------------------------------------------------------------------
+
+load().catch((err) => {
+  root.classList.add("failed");
+  showError(root.querySelector(".board-wrap"), err);
+});
+// Back to the page (history, another tab): the game may have moved on elsewhere.
+window.addEventListener("pageshow", (e) => {
+  if (e.persisted) load().catch(() => {});
+});
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && game) queue = queue.then(() => load().catch(() => {}));
+});

@@ -1,0 +1,112 @@
+// Home: today's deal and my ranked attempt, practice games, my recent games.
+import { api, serverNow } from "./api.js";
+import { bindNewGameForm } from "./newgame.js";
+import { formatDay, h, showError, statusLabel, toast } from "./ui.js";
+
+const dailyBody = document.querySelector("[data-daily-body]");
+const recentBox = document.querySelector("[data-recent]");
+
+function facts(game) {
+  return h("dl.daily-facts", {},
+    h("div", {}, h("dt", {}, "Score"), h("dd", {}, game.score)),
+    h("div", {}, h("dt", {}, "Foundations"), h("dd", {}, `${game.foundation_cards}/52`)),
+    h("div", {}, h("dt", {}, "Actions"), h("dd", {}, game.actions)),
+  );
+}
+
+async function startDaily(button) {
+  button.disabled = true;
+  try {
+    const game = await api.post("/api/daily/");
+    location.assign(`/games/${game.id}/`);
+  } catch (err) {
+    if (err.status === 409) {
+      await loadDaily();
+      return;
+    }
+    toast(err.message, "error");
+    button.disabled = false;
+  }
+}
+
+async function loadDaily() {
+  let daily;
+  try {
+    daily = await api.get("/api/daily/");
+  } catch (err) {
+    showError(dailyBody, err);
+    return;
+  }
+  const dateLine = document.querySelector("[data-daily-date]");
+  const left = daily.ends_at ? Date.parse(daily.ends_at) - serverNow() : NaN;
+  dateLine.textContent = formatDay(daily.date);
+  if (left > 0) {
+    const hours = Math.floor(left / 3600000);
+    const minutes = Math.floor((left % 3600000) / 60000);
+    dateLine.textContent += ` · ends in ${hours ? `${hours} h ` : ""}${minutes} min`;
+  }
+  const board = h("a.button", { href: "/leaderboard/" }, "Leaderboard");
+  const game = daily.attempt;
+  if (!game) {
+    const play = h("button.button.primary.big", { type: "button", "data-testid": "play-daily" }, "Play today's deal");
+    play.addEventListener("click", () => startDaily(play));
+    dailyBody.replaceChildren(
+      h("p", {}, "Everyone gets the same deal today. You have one ranked attempt: the clock starts with your first move."),
+      h("div.daily-status", {}, play, board),
+    );
+  } else if (game.status === "in_progress") {
+    dailyBody.replaceChildren(
+      h("p", {}, h("span.pill.pill-in_progress", {}, "In progress"), " Your ranked attempt is waiting."),
+      facts(game),
+      h("div.daily-status", {}, h("a.button.primary.big", { href: `/games/${game.id}/` }, "Continue"), board),
+    );
+  } else {
+    dailyBody.replaceChildren(
+      h("p", {}, h(`span.pill.pill-${game.status}`, {}, statusLabel(game)), " Your attempt is over. Come back tomorrow for a new deal."),
+      facts(game),
+      h("div.daily-status", {},
+        h("a.button.primary", { href: "/leaderboard/" }, "See the leaderboard"),
+        h("a.button", { href: `/games/${game.id}/replay/` }, "Replay my game")),
+    );
+  }
+}
+
+function gameName(game) {
+  if (game.kind === "daily") return `Daily ${game.daily_date || ""}`;
+  return game.code || "Practice";
+}
+
+async function loadRecent() {
+  let page;
+  try {
+    page = await api.get("/api/games/");
+  } catch (err) {
+    showError(recentBox, err);
+    return;
+  }
+  const games = page.results || [];
+  if (!games.length) {
+    recentBox.replaceChildren(h("p.muted", {}, "No games yet. Start one above."));
+    return;
+  }
+  const rows = games.slice(0, 12).map((game) => h("tr", {},
+    h("td", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
+    h("td", {}, `Draw ${game.draw}${game.variant === "classic" ? " · classic" : ""}`),
+    h("td", {}, h(`span.pill.pill-${game.status}`, {}, statusLabel(game))),
+    h("td.num", {}, game.score),
+    h("td.num", {}, game.actions),
+    h("td", {}, game.status === "in_progress"
+      ? h("a", { href: `/games/${game.id}/` }, "Continue")
+      : h("a", { href: `/games/${game.id}/replay/` }, "Replay")),
+  ));
+  recentBox.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Mode"), h("th", { scope: "col" }, "Status"),
+      h("th.num", { scope: "col" }, "Score"), h("th.num", { scope: "col" }, "Actions"), h("th", { scope: "col" }, h("span.sr-only", {}, "Open")))),
+    h("tbody", {}, rows),
+  )));
+}
+
+bindNewGameForm(document.querySelector("[data-new-game-form]"));
+loadDaily();
+loadRecent();

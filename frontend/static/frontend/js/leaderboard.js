@@ -1,0 +1,151 @@
+// A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
+import { api } from "./api.js";
+import { LiveBoard } from "./live.js";
+import { formatDay, formatDuration, h, showError, toast } from "./ui.js";
+
+const root = document.querySelector("[data-leaderboard]");
+const day = root.dataset.day;
+const isLive = root.dataset.live === "1";
+const rowsBody = root.querySelector("[data-rows]");
+const meBody = root.querySelector("[data-me-row]");
+const liveState = root.querySelector("[data-live-state]");
+const me = document.body.dataset.username;
+const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
+
+let rows = [];
+let myRow = null;
+let receivedAt = Date.now();
+let previous = new Map(); // player -> row, to flash the rows that changed
+
+const RESULT = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "Playing" };
+
+function seconds(row) {
+  if (row.time_seconds === null || row.time_seconds === undefined) return null;
+  // An attempt still open keeps its clock running between messages.
+  const extra = row.status === "in_progress" && isLive ? (Date.now() - receivedAt) / 1000 : 0;
+  return row.time_seconds + extra;
+}
+
+function canReplay(row) {
+  if (!isLive) return true;
+  if (row.player === me) return true;
+  return Boolean(myRow && myRow.status !== "in_progress");
+}
+
+function rowElement(row) {
+  const changed = previous.size && JSON.stringify(previous.get(row.player)) !== JSON.stringify(row);
+  const tr = h(`tr${row.player === me ? ".me" : ""}${changed ? ".flash" : ""}${row.rank === 1 ? ".rank-1" : ""}`,
+    { dataset: { player: row.player } },
+    h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : row.rank ?? "–"),
+    h("td", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
+    h("td", {}, h(`span.pill.pill-${row.status}`, {}, RESULT[row.result] || RESULT[row.status] || row.status)),
+    h("td.num", { dataset: { col: "cards" } }, row.foundation_cards),
+    h("td.num", { dataset: { col: "actions" } }, row.actions),
+    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" } }, formatDuration(seconds(row) * 1000)),
+    h("td.num", { dataset: { col: "score" } }, row.score),
+    h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
+  );
+  tr._row = row;
+  return tr;
+}
+
+function render(board) {
+  receivedAt = Date.now();
+  rows = board.rows || board.results || [];
+  if (board.me !== undefined) myRow = board.me;
+  else myRow = rows.find((r) => r.player === me) || (myRow && myRow.rank > rows.length ? myRow : null);
+  if (!rows.length) {
+    rowsBody.replaceChildren(h("tr.empty-row", {}, h("td", { colSpan: 8 },
+      isLive ? "Nobody has played today's deal yet. Be the first!" : "Nobody played this deal.")));
+  } else {
+    rowsBody.replaceChildren(...rows.map(rowElement));
+  }
+  const mineShown = myRow && rows.some((r) => r.player === myRow.player);
+  meBody.replaceChildren(...(myRow && !mineShown ? [rowElement(myRow)] : []));
+  previous = new Map(rows.map((r) => [r.player, r]));
+  const count = board.count ?? rows.length;
+  root.querySelector("[data-board-summary]").textContent =
+    `${count} ${count === 1 ? "player" : "players"}${isLive ? " so far" : ""}.`;
+}
+
+function tickTimes() {
+  for (const cell of rowsBody.querySelectorAll('td[data-live="1"]')) {
+    cell.textContent = formatDuration(seconds(cell.parentElement._row) * 1000);
+  }
+}
+
+function showCode(board) {
+  const box = root.querySelector("[data-deal-code]");
+  if (!board.code) return;
+  const play = h("button.button", { type: "button" }, "Play this deal");
+  play.addEventListener("click", async () => {
+    try {
+      const game = await api.post("/api/games/", { code: board.code });
+      location.assign(`/games/${game.id}/`);
+    } catch (err) {
+      toast(err.message, "error");
+    }
+  });
+  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), me ? play : null);
+  box.hidden = false;
+}
+
+function showPager(board) {
+  const pager = root.querySelector("[data-pager]");
+  if (!board.pages || board.pages < 2) return;
+  pager.hidden = false;
+  const link = (n, label) => h("a.button", { href: `?page=${n}`, "aria-current": n === board.page ? "page" : null }, label);
+  pager.replaceChildren(
+    board.page > 1 ? link(board.page - 1, "← Better") : null,
+    h("span", {}, `Page ${board.page} of ${board.pages}`),
+    board.page < board.pages ? link(board.page + 1, "Next →") : null,
+  );
+}
+
+async function loadDays() {
+  const list = root.querySelector("[data-days]");
+  try {
+    const data = await api.get("/api/daily/days/");
+    const days = data.results || data.days || [];
+    for (const d of days) {
+      list.append(h("li", {}, h("a", { href: `/leaderboard/${d.date}/`, "aria-current": d.date === day ? "page" : null },
+        h("span", {}, formatDay(d.date)),
+        d.players !== undefined && d.players !== null ? h("span.muted", {}, `${d.winners ?? 0}/${d.players} won`) : null)));
+    }
+  } catch {
+    // the list of days is a convenience; the board stands without it
+  }
+}
+
+async function fetchBoard() {
+  return api.get(`/api/daily/${day}/board/${page > 1 ? `?page=${page}` : ""}`);
+}
+
+async function start() {
+  root.querySelector("[data-day-label]").textContent = formatDay(day);
+  loadDays();
+  let board;
+  try {
+    board = await fetchBoard();
+  } catch (err) {
+    showError(rowsBody.closest(".table-wrap"), err);
+    return;
+  }
+  render(board);
+  showCode(board);
+  showPager(board);
+  if (!isLive || page > 1) return;
+  setInterval(tickTimes, 1000);
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  new LiveBoard(`${scheme}://${location.host}/ws/daily/${day}/`, {
+    onSnapshot: render,
+    onUpdate: render,
+    resync: fetchBoard,
+    onState: (state) => {
+      if (!liveState) return;
+      liveState.dataset.state = state;
+      liveState.textContent = { live: "Live", connecting: "Connecting…", offline: "Reconnecting…" }[state];
+    },
+  });
+}
+start();

@@ -1,0 +1,117 @@
+// A live board: a websocket that sends a snapshot, then updates numbered by "seq". A gap in the
+// numbers means a lost message: ask for a fresh snapshot. Reconnects with backoff.
+
+export class LiveBoard {
+  /**
+   * @param {string} url  ws(s)://host/ws/daily/<date>/
+   * @param {{onSnapshot: Function, onUpdate: Function, onState: Function, resync: Function}} handlers
+   *   resync() fetches a fresh board over REST when the socket cannot send one (returns {seq,...}).
+   */
+  constructor(url, { onSnapshot, onUpdate, onState = () => {}, resync }) {
+    this.url = url;
+    this.onSnapshot = onSnapshot;
+    this.onUpdate = onUpdate;
+    this.onState = onState;
+    this.resync = resync;
+    this.seq = null;
+    this.attempt = 0;
+    this.socket = null;
+    this.closed = false;
+    this.resyncTimer = null;
+    this.connect();
+    window.addEventListener("online", () => this.reconnectSoon(0));
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && (!this.socket || this.socket.readyState > 1)) this.reconnectSoon(0);
+    });
+  }
+
+  connect() {
+    clearTimeout(this.retryTimer);
+    this.onState("connecting");
+    let socket;
+    try {
+      socket = new WebSocket(this.url);
+    } catch {
+      this.reconnectSoon();
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      this.attempt = 0;
+      this.onState("live");
+    });
+    socket.addEventListener("message", (e) => {
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this.receive(msg);
+    });
+    socket.addEventListener("close", () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      if (!this.closed) {
+        this.onState("offline");
+        this.reconnectSoon();
+      }
+    });
+  }
+
+  receive(msg) {
+    if (msg.type === "snapshot") {
+      clearTimeout(this.resyncTimer);
+      this.seq = msg.seq;
+      this.onSnapshot(msg);
+    } else if (msg.type === "update") {
+      if (this.seq === null) return; // waiting for the snapshot
+      if (msg.seq <= this.seq) return; // already seen
+      if (msg.seq !== this.seq + 1) {
+        this.requestSnapshot();
+        return;
+      }
+      this.seq = msg.seq;
+      this.onUpdate(msg);
+    }
+  }
+
+  /** A message was lost: ask the socket for a snapshot, or fall back to the REST board. */
+  requestSnapshot() {
+    if (this.resyncTimer) return;
+    const fallback = async () => {
+      try {
+        const fresh = await this.resync();
+        if (this.seq === null || fresh.seq >= this.seq) {
+          this.seq = fresh.seq;
+          this.onSnapshot(fresh);
+        }
+      } catch {
+        // the next update or reconnect tries again
+      } finally {
+        this.resyncTimer = null;
+      }
+    };
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify({ type: "resync" }));
+      this.resyncTimer = setTimeout(fallback, 2000);
+    } else {
+      this.resyncTimer = setTimeout(fallback, 0);
+    }
+  }
+
+  reconnectSoon(delay) {
+    if (this.closed) return;
+    clearTimeout(this.retryTimer);
+    if (this.socket && this.socket.readyState <= 1) return;
+    const wait = delay ?? Math.min(30000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    this.attempt += 1;
+    this.retryTimer = setTimeout(() => this.connect(), wait);
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.socket?.close();
+  }
+}

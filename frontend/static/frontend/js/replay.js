@@ -1,0 +1,159 @@
+// The replay viewer: the record's tokens plus the server's view at every ply
+// (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
+import { api } from "./api.js";
+import { Board } from "./board.js";
+import { copyText, formatDay, h, showError, toast } from "./ui.js";
+
+const root = document.querySelector("[data-replay]");
+const gameId = root.dataset.gameId;
+const board = new Board(root.querySelector("[data-board]"));
+const scrubber = root.querySelector("[data-scrubber]");
+const playButton = root.querySelector("[data-play]");
+const speedSelect = root.querySelector("[data-speed]");
+const tokenList = root.querySelector("[data-tokens]");
+
+let record = null;
+let states = [];
+let position = 0; // 0 = the deal; n = after the n-th action
+let timer = null;
+
+function describe(token) {
+  if (token === "D") return "draw";
+  if (token === "C") return "recycle";
+  if (token === "U") return "undo";
+  return token;
+}
+
+function go(n, { animate = true } = {}) {
+  position = Math.max(0, Math.min(n, states.length - 1));
+  const state = states[position];
+  board.render(state, { animate: animate && !document.hidden });
+  scrubber.value = String(position);
+  const total = states.length - 1;
+  root.querySelector("[data-step]").textContent = `${position}/${total}`;
+  root.querySelector("[data-score]").textContent = state.score;
+  root.querySelector("[data-reserve]").textContent = state.reserve.count;
+  root.querySelector("[data-foundation-cards]").textContent = `${state.foundation_cards}/52`;
+  const move = position > 0 ? record.moves[position - 1] : null;
+  root.querySelector("[data-caption]").textContent = move
+    ? `Action ${position}: ${describe(move.token)}`
+    : "The deal";
+  for (const button of tokenList.querySelectorAll("button[aria-current]")) button.removeAttribute("aria-current");
+  const current = tokenList.querySelector(`button[data-position="${position}"]`);
+  if (current) {
+    current.setAttribute("aria-current", "step");
+    const listBox = tokenList.getBoundingClientRect();
+    const box = current.getBoundingClientRect();
+    if (box.top < listBox.top || box.bottom > listBox.bottom) {
+      tokenList.scrollTop += box.top - listBox.top - listBox.height / 2;
+    }
+  }
+  root.querySelector("[data-first]").disabled = position === 0;
+  root.querySelector("[data-back]").disabled = position === 0;
+  root.querySelector("[data-forward]").disabled = position === total;
+  root.querySelector("[data-last]").disabled = position === total;
+  if (position === total) pause();
+}
+
+function setPlayButton(playing) {
+  playButton.querySelector("use").setAttribute("href", playing ? "#icon-pause" : "#icon-play");
+  playButton.querySelector("span").textContent = playing ? "Pause" : "Play";
+  playButton.setAttribute("aria-label", playing ? "Pause" : "Play");
+}
+
+function play() {
+  if (position >= states.length - 1) go(0, { animate: false });
+  setPlayButton(true);
+  clearInterval(timer);
+  timer = setInterval(() => go(position + 1), Number(speedSelect.value));
+}
+
+function pause() {
+  clearInterval(timer);
+  timer = null;
+  setPlayButton(false);
+}
+
+function toggle() {
+  if (timer) pause();
+  else play();
+}
+
+function buildTokens() {
+  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, "start"))];
+  record.moves.forEach((move, i) => {
+    items.push(h("li", {}, h("button", {
+      type: "button",
+      dataset: { position: String(i + 1) },
+      title: `Action ${i + 1}: ${describe(move.token)} · score ${move.score}`,
+    }, h("span.ply", {}, `${i + 1}.`), move.token)));
+  });
+  tokenList.replaceChildren(...items);
+}
+
+function drawHead() {
+  const kind = record.kind === "daily" ? `Daily deal${record.daily_date ? ` · ${formatDay(record.daily_date)}` : ""}` : "Practice";
+  root.querySelector("[data-title]").textContent = `${record.player} · ${kind} · Draw ${record.draw}`;
+  document.title = `Replay: ${record.player} · Canfield Online`;
+  const result = root.querySelector("[data-result]");
+  const labels = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "In progress" };
+  result.hidden = false;
+  result.textContent = `${labels[record.result] || record.result} · ${record.score}`;
+  result.className = `pill pill-${record.status}`;
+  root.querySelector("[data-code-box]").hidden = !record.code;
+  root.querySelector("[data-code]").textContent = record.code || "";
+}
+
+// ---- events -------------------------------------------------------------------------------------
+
+root.querySelector("[data-first]").addEventListener("click", () => { pause(); go(0); });
+root.querySelector("[data-back]").addEventListener("click", () => { pause(); go(position - 1); });
+root.querySelector("[data-forward]").addEventListener("click", () => { pause(); go(position + 1); });
+root.querySelector("[data-last]").addEventListener("click", () => { pause(); go(states.length - 1); });
+playButton.addEventListener("click", toggle);
+speedSelect.addEventListener("change", () => { if (timer) play(); });
+scrubber.addEventListener("input", () => { pause(); go(Number(scrubber.value), { animate: false }); });
+tokenList.addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-position]");
+  if (!button) return;
+  pause();
+  go(Number(button.dataset.position));
+});
+root.querySelector("[data-copy-code]").addEventListener("click", async () => {
+  const ok = await copyText(record.code);
+  toast(ok ? `Copied ${record.code}` : "Copy failed: select the code and copy it.", ok ? "success" : "error");
+});
+document.addEventListener("keydown", (e) => {
+  if (!record || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.target.closest?.("input, select, textarea")) return; // the scrubber moves by itself
+  const steps = { ArrowLeft: () => position - 1, ArrowRight: () => position + 1, Home: () => 0, End: () => states.length - 1 };
+  if (steps[e.key]) {
+    pause();
+    go(steps[e.key]());
+  } else if (e.key === " " && !e.target.closest?.("button")) {
+    toggle();
+  } else {
+    return;
+  }
+  e.preventDefault();
+});
+
+// ---- start --------------------------------------------------------------------------------------
+
+async function start() {
+  try {
+    record = await api.get(`/api/games/${gameId}/record/?states=1`);
+  } catch (err) {
+    root.querySelector("[data-loading]")?.remove();
+    showError(root.querySelector(".board-wrap"), err);
+    return;
+  }
+  states = record.states;
+  root.querySelector("[data-loading]")?.remove();
+  scrubber.max = String(states.length - 1);
+  drawHead();
+  buildTokens();
+  const asked = Number(new URLSearchParams(location.search).get("ply"));
+  go(Number.isInteger(asked) && asked > 0 ? asked : 0, { animate: false });
+}
+start();

@@ -1,0 +1,115 @@
+// Small DOM helpers shared by the pages: element builder, toasts, formatting.
+
+/** h("div.card.red", {dataset: {card: "QC"}}, child, ...) -> HTMLElement */
+export function h(tag, props = {}, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const el = document.createElement(name || "div");
+  if (classes.length) el.className = classes.join(" ");
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key === "class") el.className += ` ${value}`;
+    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key in el && !key.includes("-") && key !== "role") el[key] = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export function svgUse(id, className = "") {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  if (className) svg.setAttribute("class", className);
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const use = document.createElementNS(ns, "use");
+  use.setAttribute("href", `#${id}`);
+  svg.append(use);
+  return svg;
+}
+
+export function toast(message, kind = "info", ms = 3200) {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  const item = h(`div.toast.toast-${kind}`, {}, message);
+  box.append(item);
+  requestAnimationFrame(() => item.classList.add("show"));
+  setTimeout(() => {
+    item.classList.remove("show");
+    setTimeout(() => item.remove(), 300);
+  }, ms);
+}
+
+export function formatDuration(ms) {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return "–";
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const s = total % 60;
+  const m = Math.floor(total / 60) % 60;
+  const hours = Math.floor(total / 3600);
+  const pad = (n) => String(n).padStart(2, "0");
+  return hours ? `${hours}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}
+
+export function formatDay(isoDay) {
+  if (!isoDay) return "";
+  const d = new Date(`${isoDay}T00:00:00Z`);
+  if (Number.isNaN(d.getTime())) return isoDay;
+  return d.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+}
+
+export function statusLabel(game) {
+  if (!game) return "";
+  if (game.status === "won") return "Won";
+  if (game.status === "resigned") return "Resigned";
+  if (game.status === "in_progress") return "In progress";
+  return game.status || "";
+}
+
+/** A local path to return to after logging in, never another site. */
+export function safeNext(value, fallback = "/") {
+  if (typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\")) return value;
+  return fallback;
+}
+
+export function loginUrl() {
+  return `/login/?next=${encodeURIComponent(location.pathname + location.search)}`;
+}
+
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = h("textarea", { value: text, style: { position: "fixed", opacity: "0" } });
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+export function reducedMotion() {
+  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** Shows an error box inside `container`, with a log-in link when the server wants one. */
+export function showError(container, err) {
+  const needsLogin = err && (err.status === 401 || err.status === 403) && !document.body.dataset.username;
+  container.replaceChildren(
+    h("div.notice.notice-error", { role: "alert" },
+      h("p", {}, err?.message || String(err)),
+      needsLogin ? h("p", {}, h("a.button.primary", { href: loginUrl() }, "Log in"), " ", h("a.button", { href: "/signup/" }, "Sign up")) : null,
+    ),
+  );
+}

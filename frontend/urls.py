@@ -1,0 +1,19 @@
+from django.urls import path, re_path
+
+from . import views
+
+app_name = "frontend"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("games/<str:game_id>/", views.game, name="game"),
+    path("games/<str:game_id>/replay/", views.replay, name="replay"),
+    path("leaderboard/", views.leaderboard, name="leaderboard"),
+    re_path(
+        r"^leaderboard/(?P<day>\d{4}-\d{2}-\d{2})/$", views.leaderboard, name="leaderboard-day"
+    ),
+    path("players/<str:username>/", views.profile, name="profile"),
+    path("signup/", views.signup, name="signup"),
+    path("login/", views.login, name="login"),
+    path("logout/", views.logout, name="logout"),
+]

@@ -1,0 +1,73 @@
+"""Page views. Each one only renders a template; the page's JavaScript module does the rest
+through the REST API (session auth + CSRF token)."""
+
+from datetime import UTC, date, datetime
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+
+def _render(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
+    user = request.user
+    context.update(
+        page=page,
+        username=user.get_username() if user.is_authenticated else "",
+    )
+    return render(request, f"frontend/{template}", context)
+
+
+@ensure_csrf_cookie
+def home(request: HttpRequest) -> HttpResponse:
+    return _render(request, "home.html", "home")
+
+
+@ensure_csrf_cookie
+def game(request: HttpRequest, game_id: str) -> HttpResponse:
+    return _render(request, "game.html", "game", game_id=game_id)
+
+
+@ensure_csrf_cookie
+def replay(request: HttpRequest, game_id: str) -> HttpResponse:
+    return _render(request, "replay.html", "replay", game_id=game_id)
+
+
+@ensure_csrf_cookie
+def leaderboard(request: HttpRequest, day: str | None = None) -> HttpResponse:
+    today = datetime.now(UTC).date()
+    if day is None:
+        shown = today
+    else:
+        try:
+            shown = date.fromisoformat(day)
+        except ValueError:
+            raise Http404("No such day") from None
+        if shown > today:
+            raise Http404("That day has not come yet")
+    return _render(
+        request,
+        "leaderboard.html",
+        "leaderboard",
+        day=shown.isoformat(),
+        live=shown == today,
+    )
+
+
+@ensure_csrf_cookie
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    return _render(request, "profile.html", "profile", profile_username=username)
+
+
+@ensure_csrf_cookie
+def signup(request: HttpRequest) -> HttpResponse:
+    return _render(request, "auth.html", "signup", mode="signup")
+
+
+@ensure_csrf_cookie
+def login(request: HttpRequest) -> HttpResponse:
+    return _render(request, "auth.html", "login", mode="login")
+
+
+@ensure_csrf_cookie
+def logout(request: HttpRequest) -> HttpResponse:
+    return _render(request, "logout.html", "logout")

@@ -1,0 +1,65 @@
+"""Admin: games and their move logs, read-only — games change only through games.services."""
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from games.models import Game, Move
+
+
+class MoveInline(admin.TabularInline):
+    model = Move
+    fields = ["ply", "token", "score_after", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["ply"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = [
+        "id", "owner", "code", "kind", "daily_date", "status", "score",
+        "foundation_cards", "actions", "created_at",
+    ]  # fmt: skip
+    list_filter = ["kind", "status", "variant", "draw", "daily_date"]
+    search_fields = ["owner__username", "id"]
+    date_hierarchy = "created_at"
+    list_select_related = ["owner"]
+    inlines = [MoveInline]
+    readonly_fields = [
+        "owner", "code", "number", "draw", "variant", "kind", "daily_date", "status", "day_over",
+        "score", "actions", "ply", "undos", "foundation_cards", "created_at", "started_at",
+        "finished_at", "snapshot",
+    ]  # fmt: skip
+    fields = readonly_fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Move)
+class MoveAdmin(admin.ModelAdmin):
+    list_display = ["game", "ply", "token", "score_after", "created_at"]
+    list_select_related = ["game"]
+    search_fields = ["game__id"]
+    readonly_fields = ["game", "ply", "token", "score_after", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a hole in a move log would make the game unreadable
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,15 @@
+"""The games endpoints; canfield_site.urls includes them under /api/."""
+
+from django.urls import path
+
+from games.api import views
+
+app_name = "games"
+
+urlpatterns = [
+    path("games/", views.GameListView.as_view(), name="list"),
+    path("games/<int:pk>/", views.GameDetailView.as_view(), name="detail"),
+    path("games/<int:pk>/actions/", views.GameActionView.as_view(), name="actions"),
+    path("games/<int:pk>/resign/", views.GameResignView.as_view(), name="resign"),
+    path("games/<int:pk>/record/", views.GameRecordView.as_view(), name="record"),
+]

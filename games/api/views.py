@@ -1,0 +1,170 @@
+"""The games endpoints: thin views over ``games.services``.
+
+Every refusal is raised by the services as ``GameError`` (an ``ApiError``) and answered by the
+site's exception handler as ``{"code", "message"}``.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canfield_site.api_errors import ErrorSerializer
+from games import services
+from games.api.serializers import (
+    ActionSerializer,
+    GameListQuerySerializer,
+    GameSerializer,
+    NewGameSerializer,
+    PlayedGameSerializer,
+    RecordQuerySerializer,
+    RecordSerializer,
+    game_payload,
+)
+
+TAGS = ["games"]
+
+
+_ERRORS = {
+    400: "Malformed input: code invalid (with fields).",
+    401: "Not logged in: not_authenticated.",
+    404: "No such game, or not yours to see: not_found.",
+    409: "The game is over: game_over.",
+    429: "Rate-limited: throttled (with retry_after, in seconds).",
+}
+
+
+def _errors(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
+    """Error responses for the schema; ``e400="..."`` replaces the default description."""
+    return {
+        s: OpenApiResponse(ErrorSerializer, description=descriptions.get(f"e{s}", _ERRORS[s]))
+        for s in statuses
+    }
+
+
+class GameListView(GenericAPIView):
+    @extend_schema(
+        tags=TAGS,
+        summary="My games, newest first",
+        parameters=[GameListQuerySerializer],
+        responses={200: GameSerializer(many=True), **_errors(400, 401)},
+    )
+    def get(self, request: Request) -> Response:
+        query = GameListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        games = services.games_of(request.user)
+        for name in ("status", "kind"):
+            if name in query.validated_data:
+                games = games.filter(**{name: query.validated_data[name]})
+        page = self.paginate_queryset(games)
+        today = services.utc_today()
+        return self.get_paginated_response([game_payload(g, today) for g in page])
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Start a practice game (random deal, or by code)",
+        request=NewGameSerializer,
+        responses={
+            201: GameSerializer,
+            **_errors(
+                400, 401, e400="Malformed input (invalid) or a bad game code (invalid_code)."
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        body = NewGameSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        game = services.new_game(request.user, **body.validated_data)
+        return Response(game_payload(game, services.utc_today()), status=status.HTTP_201_CREATED)
+
+
+class GameDetailView(APIView):
+    @extend_schema(
+        tags=TAGS,
+        summary="One of my games",
+        responses={200: GameSerializer, **_errors(401, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        game = services.get_game(pk, request.user)
+        return Response(game_payload(game, services.utc_today()))
+
+
+class GameActionView(APIView):
+    throttle_scope = "actions"
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Play an action (a token, or a tap) in position `ply`",
+        description=(
+            'Send `{"ply": N, "action": "R-T2"}` or '
+            '`{"ply": N, "tap": "T2", "index": 0, "double_click": true}`. '
+            "`ply` must be the game's current ply. Repeating the last applied request (same ply, "
+            "same action) answers the same again without applying it twice. A tap that does "
+            "nothing answers 200 with `applied: null` and logs nothing. Undo is the action `U`."
+        ),
+        request=ActionSerializer,
+        responses={
+            200: PlayedGameSerializer,
+            **_errors(
+                400,
+                401,
+                404,
+                409,
+                429,
+                e400="Malformed input (invalid, with fields), text that is not an action"
+                " (bad_notation), or an action the rules refuse (illegal_action; the message"
+                " is the engine's reason).",
+                e409="The position is not the game's (stale_ply, with the game's current"
+                " ply), or the game is over (game_over).",
+            ),
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        body = ActionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        result = services.play(pk, request.user, body.validated_data["ply"], body.to_play())
+        payload = game_payload(result.game, services.utc_today())
+        return Response({**payload, "applied": result.applied})
+
+
+class GameResignView(APIView):
+    @extend_schema(
+        tags=TAGS,
+        summary="Resign: end the game as it stands",
+        request=None,
+        responses={200: GameSerializer, **_errors(401, 404, 409)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        game = services.resign(pk, request.user)
+        return Response(game_payload(game, services.utc_today()))
+
+
+class GameRecordView(APIView):
+    # Who may read a record is services.can_view_record's decision, anonymous users included.
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        summary="A game's record: move log as JSON and as text",
+        parameters=[RecordQuerySerializer],
+        responses={200: RecordSerializer, **_errors(400, 401, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        query = RecordQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = services.find_game(pk)
+        if game is None or not services.can_view_record(request.user, game):
+            if not request.user.is_authenticated:
+                raise NotAuthenticated()
+            raise services.not_found()
+        services.close_expired_daily(game)
+        payload = services.record(game)
+        if query.validated_data["states"]:
+            payload["states"] = services.states(game)
+        return Response(payload)

@@ -1,0 +1,154 @@
+"""The daily deal and the leaderboard over REST: thin views over ``leaderboard.services``.
+
+Refusals are ``ApiError`` and reach the client as ``{"code", "message"}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canfield_site.api_errors import ErrorSerializer
+from games import services as games
+from games.api.serializers import GameSerializer, game_payload
+from leaderboard import services
+from leaderboard.api.serializers import (
+    BoardSerializer,
+    DailySerializer,
+    DaySerializer,
+    PageQuerySerializer,
+    PlayerSerializer,
+)
+
+TAGS = ["daily"]
+
+DATE = OpenApiParameter(
+    "date", str, OpenApiParameter.PATH, description="A UTC day, YYYY-MM-DD (today or earlier)."
+)
+
+
+def _errors(**descriptions: str) -> dict[int, Any]:
+    return {
+        int(code.removeprefix("e")): OpenApiResponse(ErrorSerializer, description=text)
+        for code, text in descriptions.items()
+    }
+
+
+class DailyView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Today's daily deal and my ranked attempt",
+        description="Anyone may ask; `attempt` is null when not logged in. `code` is always "
+        "null: a day's code is published once the day is over (GET /api/daily/days/).",
+        responses={200: DailySerializer},
+    )
+    def get(self, request: Request) -> Response:
+        now = timezone.now()
+        today = games.utc_today(now)
+        attempt = services.attempt_of(request.user, today)
+        return Response(
+            {
+                "date": today.isoformat(),
+                "ends_at": games.day_end(today).isoformat().replace("+00:00", "Z"),
+                "attempt": game_payload(attempt, today) if attempt else None,
+                "code": None,
+            }
+        )
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Start my one ranked attempt at today's deal",
+        description="Creates the attempt (a Game of kind `daily`, its code null); play it with "
+        "POST /api/games/<id>/actions/. Its clock starts with the first action.",
+        request=None,
+        responses={
+            201: GameSerializer,
+            **_errors(
+                e401="Not logged in (not_authenticated).",
+                e409="I already have today's attempt (attempt_exists).",
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        game = services.start_attempt(request.user)
+        return Response(game_payload(game, games.utc_today()), status=status.HTTP_201_CREATED)
+
+
+class BoardView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        summary="A day's board, 100 rows a page, with my own row",
+        description="Order: won first, then more foundation cards, fewer actions, less time, "
+        "earlier finish. The score is shown, never ranked. Attempts without an action yet are "
+        "not on the board. `seq` is the live stream's latest sequence number.",
+        parameters=[DATE, PageQuerySerializer],
+        responses={
+            200: BoardSerializer,
+            **_errors(
+                e400="Malformed date (invalid_date) or page (invalid).",
+                e404="A day not begun yet, or a page past the last (not_found).",
+            ),
+        },
+    )
+    def get(self, request: Request, date: str) -> Response:
+        day = services.board_day(date)
+        query = PageQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(services.board(day, query.validated_data["page"], request.user))
+
+
+class DaysPagination(PageNumberPagination):
+    page_size = services.DAYS_PAGE_SIZE
+
+
+class DaysView(GenericAPIView):
+    permission_classes = [AllowAny]
+    pagination_class = DaysPagination
+    serializer_class = DaySerializer
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Past days: their code, players and winners, newest first",
+        parameters=[PageQuerySerializer],
+        responses={200: DaySerializer(many=True), **_errors(e404="No such page (not_found).")},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(services.past_days())
+        return self.get_paginated_response(services.day_rows(list(page or [])))
+
+
+class PlayerView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        summary="A player's daily stats and history",
+        description="Stats over daily attempts with one action or more; streaks count "
+        "consecutive UTC days played. History: every daily attempt, newest first, with its rank.",
+        parameters=[
+            OpenApiParameter("username", str, OpenApiParameter.PATH),
+            PageQuerySerializer,
+        ],
+        responses={
+            200: PlayerSerializer,
+            **_errors(e400="Malformed page (invalid).", e404="No such player or page (not_found)."),
+        },
+    )
+    def get(self, request: Request, username: str) -> Response:
+        query = PageQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(services.player(username, query.validated_data["page"]))

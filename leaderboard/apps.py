@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+
+
+class LeaderboardConfig(AppConfig):
+    name = "leaderboard"
+    verbose_name = "Leaderboard"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games import signals
+        from leaderboard import receivers
+
+        # Both: a finish is also a change of standing; the broadcast coalesces the two.
+        signals.standing_changed.connect(
+            receivers.standing_changed, dispatch_uid="leaderboard.standing_changed"
+        )
+        signals.game_finished.connect(
+            receivers.standing_changed, dispatch_uid="leaderboard.game_finished"
+        )

@@ -1,0 +1,116 @@
+"""``/ws/daily/<date>/``: the live board of a UTC day. Anyone may watch, logged in or not.
+
+Server to client, JSON text frames, each with the day's sequence number ``seq``:
+- on connect, and in answer to ``{"type": "resync"}``:
+  ``{"type": "snapshot", "date", "seq", "rows": [the top 100 rows], "count"}``;
+- whenever standings changed: ``{"type": "update", "date", "seq", "rows", "count"}``, again the
+  fresh top 100 rows in rank order (not a diff: an update replaces the rows; at most one per
+  broadcast window, see ``leaderboard.broadcast``);
+- ``{"type": "pong"}`` in answer to ``{"type": "ping"}``;
+- ``{"type": "error", "code", "message"}`` for a message it does not understand; nothing changes.
+
+``seq`` grows by one with every update of the day, across all server processes. A watcher never
+receives a frame with a lower ``seq`` than one it already has; a client that sees ``seq`` jump by
+more than one has missed an update and may send ``{"type": "resync"}`` (at most one a second).
+
+A malformed date is answered with an error frame (``invalid_date``) and the socket is closed with
+code 4400; a day that has not begun yet, ``not_found`` and 4404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from canfield_site.api_errors import ApiError
+from leaderboard import broadcast, services
+
+CLOSE_INVALID_DATE = 4400
+CLOSE_NOT_FOUND = 4404
+#: Longest client frame read; anything longer is refused unread.
+MAX_FRAME = 1024
+#: Shortest time between two resyncs of one socket, in seconds.
+RESYNC_INTERVAL = 1.0
+
+
+class DailyBoardConsumer(AsyncWebsocketConsumer):
+    day = None
+    group: str | None = None
+    seq = -1
+    last_resync = float("-inf")
+
+    async def connect(self) -> None:
+        await self.accept()
+        try:
+            day = services.board_day(self.scope["url_route"]["kwargs"]["date"])
+        except ApiError as exc:
+            await self.send_json({"type": "error", "code": exc.code, "message": exc.message})
+            await self.close(code=CLOSE_INVALID_DATE if exc.status_code == 400 else CLOSE_NOT_FOUND)
+            return
+        self.day = day
+        self.group = broadcast.group_name(day)
+        broadcast.register_consumer_loop(asyncio.get_running_loop())
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content, separators=(",", ":")))
+
+    async def send_snapshot(self) -> None:
+        snapshot = await database_sync_to_async(services.snapshot)(self.day)
+        self.seq = max(self.seq, snapshot["seq"])
+        await self.send_json(snapshot)
+
+    async def error(self, code: str, message: str, **extra: Any) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message, **extra})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.day is None:
+            return
+        if text_data is None:
+            await self.error("bad_message", "Send JSON text frames, not binary ones.")
+            return
+        if len(text_data) > MAX_FRAME:
+            await self.error("bad_message", f"A message is at most {MAX_FRAME} characters.")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.error("malformed", "A message is a JSON object.")
+            return
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            await self.error("bad_message", 'A message is a JSON object with a "type".')
+            return
+        if message["type"] == "resync":
+            now = time.monotonic()
+            wait = self.last_resync + RESYNC_INTERVAL - now
+            if wait > 0:
+                await self.error(
+                    "throttled", "One resync a second at most.", retry_after=round(wait, 3)
+                )
+                return
+            self.last_resync = now
+            await self.send_snapshot()
+        elif message["type"] == "ping":
+            await self.send_json({"type": "pong"})
+        else:
+            await self.error(
+                "unknown_type",
+                f"Unknown message type {message['type'][:40]!r}: use resync or ping.",
+            )
+
+    async def board_update(self, event: dict[str, Any]) -> None:
+        """A broadcast of ``leaderboard.broadcast``: pass it on unless this socket is ahead."""
+        if event["seq"] <= self.seq:
+            return
+        self.seq = event["seq"]
+        await self.send(text_data=event["text"])

@@ -1,0 +1,14 @@
+"""The daily deal and leaderboard endpoints, included by canfield_site.urls under /api/."""
+
+from django.urls import path
+
+from leaderboard.api import views
+
+app_name = "leaderboard"
+
+urlpatterns = [
+    path("daily/", views.DailyView.as_view(), name="daily"),
+    path("daily/days/", views.DaysView.as_view(), name="days"),
+    path("daily/<str:date>/board/", views.BoardView.as_view(), name="board"),
+    path("players/<str:username>/", views.PlayerView.as_view(), name="player"),
+]

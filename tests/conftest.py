@@ -1,0 +1,138 @@
+"""Fixtures shared by every test package.
+
+People: `owner` (owns the thing under test) and `other` (must be refused), both with the
+password PASSWORD. Clients, one per way of authenticating:
+- `api`: anonymous DRF APIClient (JSON by default);
+- `owner_api`, `other_api`: APIClient with `Authorization: Token <key>`;
+- `session_client`: APIClient logged in as `owner` through the session, with CSRF checks
+  enforced as in a browser; `session_client.csrf_headers()` gives the header to send.
+Helpers: `throttle_rates(signup="2/min", ...)` changes rates for one test.
+
+Isolation: the cache is cleared before every test. On Redis (REDIS_URL set) the cache and
+channel layer use a key prefix of their own per test process, so parallel runs (and a
+development server on the same Redis) never see each other's keys and clearing never
+flushes the whole database.
+"""
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import override_settings
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+PASSWORD = "correct horse battery staple"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Settings for the whole test process, applied before any test module is imported (a
+    module may build the ASGI application, and with it the middleware, at import time)."""
+    prefix = f"test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    caches = {alias: {**conf} for alias, conf in settings.CACHES.items()}
+    caches["default"]["KEY_PREFIX"] = prefix
+    layers = {alias: {**conf} for alias, conf in settings.CHANNEL_LAYERS.items()}
+    if "CONFIG" in layers["default"]:
+        layers["default"]["CONFIG"] = {**layers["default"]["CONFIG"], "prefix": prefix}
+    override_settings(
+        CACHES=caches,
+        CHANNEL_LAYERS=layers,
+        # Static files straight from the apps' folders, always fresh, whether or not
+        # collectstatic ever ran.
+        WHITENOISE_USE_FINDERS=True,
+        WHITENOISE_AUTOREFRESH=True,
+        # A fast hasher: the real one costs a noticeable time per user created.
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+    ).enable()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _forget_cached_keys() -> Iterator[None]:
+    yield
+    _clear_cache()
+
+
+def _clear_cache() -> None:
+    if settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
+        # RedisCache.clear() is FLUSHDB; delete only this run's keys instead.
+        client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+        keys = list(client.scan_iter(match=f"{settings.CACHES['default']['KEY_PREFIX']}:*"))
+        if keys:
+            client.delete(*keys)
+    else:
+        cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Throttle counters and anything else cached start empty in every test."""
+    _clear_cache()
+
+
+@pytest.fixture
+def owner(db: None) -> User:
+    return User.objects.create_user("owner", password=PASSWORD)
+
+
+@pytest.fixture
+def other(db: None) -> User:
+    return User.objects.create_user("other", password=PASSWORD)
+
+
+def token_client(user: User) -> APIClient:
+    token, _ = Token.objects.get_or_create(user=user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def api(db: None) -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def owner_api(owner: User) -> APIClient:
+    return token_client(owner)
+
+
+@pytest.fixture
+def other_api(other: User) -> APIClient:
+    return token_client(other)
+
+
+class SessionClient(APIClient):
+    """A browser-like client: session cookie, CSRF enforced on unsafe methods."""
+
+    def __init__(self, **defaults: Any) -> None:
+        super().__init__(enforce_csrf_checks=True, **defaults)
+
+    def csrf_headers(self) -> dict[str, str]:
+        """The X-CSRFToken header, from the csrftoken cookie (GET /api/auth/me/ sets it)."""
+        if "csrftoken" not in self.cookies:
+            self.get("/api/auth/me/")
+        return {"HTTP_X_CSRFTOKEN": self.cookies["csrftoken"].value}
+
+
+@pytest.fixture
+def session_client(owner: User) -> SessionClient:
+    client = SessionClient()
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def throttle_rates(settings: Any) -> Callable[..., None]:
+    """`throttle_rates(login="2/min")`: other scopes keep their rates."""
+
+    def apply(**rates: str | None) -> None:
+        current = settings.REST_FRAMEWORK
+        merged = {**current["DEFAULT_THROTTLE_RATES"], **rates}
+        settings.REST_FRAMEWORK = {**current, "DEFAULT_THROTTLE_RATES": merged}
+
+    return apply

@@ -1,0 +1,205 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a real Daphne server.
+
+One Daphne process per test session, on a free port and a fresh SQLite database (migrated
+first), serves HTTP and the websockets. Each test gets its own browser context (its own cookies:
+its own player). Screenshots go to artifacts/ (gitignored).
+
+Chromium must be at /usr/bin/chromium: without it these tests fail, they are never skipped.
+`playwright install` is never used.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from games.engine import DealCode
+from games.engine import Game as Engine
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PASSWORD = "felt-green-canfield-42"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 360, "height": 740}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _daily_secret(day: dt.date) -> str:
+    """A DAILY_DEAL_SECRET whose deal for `day` offers a card to a foundation at once, so that
+    the live leaderboard test has a scoring first move on any day it runs."""
+    from leaderboard.services import deal_number
+
+    for i in range(1000):
+        secret = f"browser-tests-{i}"
+        engine = Engine(DealCode(deal_number(day, secret), 3, "app"))
+        if any("-F" in move.token() for move in engine.legal_moves):
+            return secret
+    raise AssertionError("no secret gives a daily deal with a scoring first move")
+
+
+@pytest.fixture(scope="session")
+def daphne_server() -> Iterator[str]:
+    """The base URL of a Daphne server on a fresh database."""
+    workdir = Path(tempfile.mkdtemp(prefix="canfield-browser-"))
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG"}
+    }
+    env.update(
+        DATABASE_URL=f"sqlite:///{workdir / 'db.sqlite3'}",
+        DJANGO_SETTINGS_MODULE="tests.frontend.live_settings",
+        PYTHONPATH=str(REPO),
+        DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
+        THROTTLE_SIGNUP="off",
+        THROTTLE_LOGIN="off",
+        THROTTLE_ACTIONS="off",
+        LOG_LEVEL="WARNING",
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=REPO,
+        env=env,
+        check=True,
+    )
+    port = _free_port()
+    log = open(workdir / "daphne.log", "w")  # noqa: SIM115 - closed below
+    daphne = Path(sys.executable).with_name("daphne")
+    server = subprocess.Popen(
+        [str(daphne), "-b", "127.0.0.1", "-p", str(port), "canfield_site.asgi:application"],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if server.poll() is not None:
+                raise AssertionError(f"daphne exited: {(workdir / 'daphne.log').read_text()}")
+            try:
+                with urllib.request.urlopen(f"{base}/api/health/", timeout=1) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("daphne did not answer within 30 s")
+            time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def playwright_session() -> Iterator[Playwright]:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_session: Playwright) -> Iterator[Browser]:
+    browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+class Player:
+    """A person at a browser: a context of their own, signed up through the API."""
+
+    def __init__(self, context: BrowserContext, base: str, username: str) -> None:
+        self.context = context
+        self.base = base
+        self.username = username
+        self.page = context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def url(self, path: str) -> str:
+        return f"{self.base}{path}"
+
+    def goto(self, path: str) -> Page:
+        self.page.goto(self.url(path))
+        return self.page
+
+    def api(self, method: str, path: str, data: Any = None) -> Any:
+        """A call with the browser's session (and its CSRF token), as the page makes them."""
+        csrf = next(
+            (c["value"] for c in self.context.cookies(self.base) if c["name"] == "csrftoken"), ""
+        )
+        response = self.context.request.fetch(
+            self.url(path),
+            method=method,
+            data=data,
+            headers={"X-CSRFToken": csrf, "Referer": self.base + "/"},
+        )
+        assert response.ok, f"{method} {path}: {response.status} {response.text()}"
+        return response.json() if response.status != 204 else None
+
+
+@pytest.fixture
+def new_player(browser: Browser, daphne_server: str) -> Iterator[Callable[..., Player]]:
+    """`new_player(viewport=PHONE, has_touch=True)` -> a signed-up Player in a fresh context."""
+    contexts: list[BrowserContext] = []
+
+    def make(prefix: str = "p", **options: Any) -> Player:
+        options.setdefault("viewport", DESKTOP)
+        context = browser.new_context(**options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        username = f"{prefix}{uuid.uuid4().hex[:8]}"
+        response = context.request.post(
+            f"{daphne_server}/api/auth/signup/",
+            data={"username": username, "password": PASSWORD},
+        )
+        assert response.status == 201, response.text()
+        return Player(context, daphne_server, username)
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -1,0 +1,99 @@
+"""The live leaderboard: a second browser sees the first one's scoring move on the daily deal."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import WebSocketRoute, expect
+
+from .helpers import card, read_board, tap, wait_actions
+
+
+def test_a_watcher_sees_a_scoring_move_on_the_daily_deal_arrive(
+    new_player: Any, artifacts: Path
+) -> None:
+    alice = new_player("alice")
+    bob = new_player("bob")
+
+    # Alice starts her ranked attempt from the home page.
+    page = alice.goto("/")
+    page.get_by_test_id("play-daily").click()
+    page.wait_for_url("**/games/*/")
+    page.wait_for_selector(".pile.stock")
+    expect(page.locator("[data-code-box]")).to_be_hidden()  # the daily code stays secret
+    game_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+
+    # Bob watches today's board, live.
+    board = bob.goto("/leaderboard/")
+    expect(board.locator("[data-live-state]")).to_have_text("Live")
+    expect(board.locator(f'tr[data-player="{alice.username}"]')).to_have_count(0)
+
+    # Alice's first move puts a card on a foundation (the test server's daily deal has one).
+    state = alice.api("GET", f"/api/games/{game_id}/")["state"]
+    token = next(t for t in state["legal"] if "-F" in t)
+    source = token.split("-")[0]
+    tap(page, card(page, source))  # a tap tries the foundation first
+    wait_actions(page, 1)
+    assert read_board(page)["score"] == "5"
+
+    row = board.locator(f'tr[data-player="{alice.username}"]')
+    expect(row).to_have_count(1, timeout=3000)  # pushed over the websocket, no reload
+    expect(row.locator('[data-col="score"]')).to_have_text("5")
+    expect(row.locator('[data-col="actions"]')).to_have_text("1")
+    expect(row.locator("td.rank")).to_have_text("1")
+    board.screenshot(path=str(artifacts / "leaderboard.png"))
+
+    # Her own view of the board marks her row.
+    mine = alice.goto("/leaderboard/")
+    expect(mine.locator(f'tr.me[data-player="{alice.username}"]')).to_have_count(1)
+    assert alice.errors == [] and bob.errors == []
+
+
+def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
+    new_player: Any,
+) -> None:
+    """Between page and server: every update's seq is bumped by one, as if one had been lost;
+    then the socket is cut."""
+    carol = new_player("carol")
+    dave = new_player("dave")
+    sockets: list[WebSocketRoute] = []
+    from_page: list[str] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        sockets.append(ws)
+
+        def to_page(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if frame["type"] == "update":
+                frame["seq"] += 1
+            ws.send(json.dumps(frame))
+
+        def to_server(message: str | bytes) -> None:
+            from_page.append(str(message))
+            server.send(message)
+
+        server.on_message(to_page)
+        ws.on_message(to_server)
+
+    page = dave.page
+    page.route_web_socket(re.compile(r"/ws/daily/"), route)
+    dave.goto("/leaderboard/")
+    live = page.locator("[data-live-state]")
+    expect(live).to_have_text("Live")
+
+    attempt = carol.api("POST", "/api/daily/")
+    carol.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": "D"})
+
+    row = page.locator(f'tr[data-player="{carol.username}"]')
+    expect(row).to_have_count(1, timeout=5000)  # from the snapshot the page asked for
+    assert json.loads(from_page[0]) == {"type": "resync"}
+
+    sockets[0].close(code=1011, reason="gone")
+    expect(live).not_to_have_text("Live")
+    expect(live).to_have_text("Live", timeout=10_000)
+    assert len(sockets) == 2
+    expect(row).to_have_count(1)

@@ -1,0 +1,65 @@
+"""The page views, without a browser: each page renders, sets the CSRF cookie for its API calls
+and loads its own script; days that have not begun have no leaderboard page."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+PAGES = [
+    ("/", "frontend/js/home.js"),
+    ("/games/7/", "frontend/js/game.js"),
+    ("/games/7/replay/", "frontend/js/replay.js"),
+    ("/leaderboard/", "frontend/js/leaderboard.js"),
+    ("/leaderboard/2025-01-31/", "frontend/js/leaderboard.js"),
+    ("/players/someone/", "frontend/js/profile.js"),
+    ("/signup/", "frontend/js/auth.js"),
+    ("/login/", "frontend/js/auth.js"),
+    ("/logout/", "frontend/js/nav.js"),
+]
+
+
+@pytest.mark.parametrize(("path", "script"), PAGES)
+def test_it_renders_each_page_with_its_script(
+    client: Client, owner: User, path: str, script: str
+) -> None:
+    client.force_login(owner)
+    response = client.get(path)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'src="/static/{script}"' in html
+    assert 'type="module"' in html
+    assert "csrftoken" in response.cookies
+    assert 'href="/players/owner/"' in html
+
+
+def test_it_offers_log_in_and_sign_up_to_a_visitor(client: Client, db: None) -> None:
+    html = client.get("/").content.decode()
+    assert 'href="/login/"' in html
+    assert 'href="/signup/"' in html
+    assert "home.js" not in html  # nothing to load for a visitor: the page says how to start
+
+
+def test_it_marks_todays_board_live_and_past_boards_not(client: Client, db: None) -> None:
+    today = dt.datetime.now(dt.UTC).date()
+    assert 'data-live="1"' in client.get("/leaderboard/").content.decode()
+    yesterday = (today - dt.timedelta(days=1)).isoformat()
+    html = client.get(f"/leaderboard/{yesterday}/").content.decode()
+    assert f'data-day="{yesterday}"' in html
+    assert 'data-live=""' in html
+
+
+@pytest.mark.parametrize("day", ["2025-02-30", "2999-01-01"])
+def test_it_has_no_board_page_for_a_day_that_is_not_or_not_yet(
+    client: Client, db: None, day: str
+) -> None:
+    assert client.get(f"/leaderboard/{day}/").status_code == 404
+
+
+def test_it_serves_the_stylesheet_and_scripts(client: Client, db: None) -> None:
+    for name in ("css/site.css", "js/game.js", "js/board.js", "js/drag.js", "js/live.js"):
+        response = client.get(f"/static/frontend/{name}")
+        assert response.status_code == 200, name

@@ -1,0 +1,73 @@
+"""The replay viewer: stepping, jumping to an action, playing, and the board it shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from .helpers import WORKED_EXAMPLE, assert_worked_example_done, read_board, settle
+
+
+def test_the_replay_viewer_steps_to_an_action_and_shows_its_board(
+    new_player: Any, artifacts: Path
+) -> None:
+    alice = new_player()
+    game = alice.api("POST", "/api/games/", {"code": WORKED_EXAMPLE})
+    for ply, token in enumerate(["R-T2", "R-F1", "T2:2-T4", "D"]):
+        alice.api("POST", f"/api/games/{game['id']}/actions/", {"ply": ply, "action": token})
+    alice.api("POST", f"/api/games/{game['id']}/resign/")
+
+    page = alice.goto(f"/games/{game['id']}/replay/")
+    position = page.locator("[data-step]")
+    expect(position).to_have_text("0/4")
+    board = read_board(page)
+    assert board["reserve_top"] == "QC"
+    assert board["score"] == "0"
+    expect(page.locator("[data-tokens] button")).to_have_text(
+        ["start", "1.R-T2", "2.R-F1", "3.T2:2-T4", "4.D"]
+    )
+
+    page.locator('[data-tokens] button[data-position="2"]').click()  # jump to action 2
+    expect(position).to_have_text("2/4")
+    expect(page.locator('[data-tokens] button[aria-current="step"]')).to_have_text("2.R-F1")
+    board = read_board(page)
+    assert board["columns"] == [["6C"], ["KH", "QC"], ["QH"], ["AS"]]
+    assert board["foundations"]["H"] == "8H"
+    assert board["reserve_badge"] == "11"
+    assert board["score"] == "5"
+
+    page.locator("[data-forward]").click()
+    expect(position).to_have_text("3/4")
+    assert_worked_example_done(page)
+    settle(page)
+    page.screenshot(path=str(artifacts / "replay.png"))
+
+    page.locator("[data-back]").click()
+    expect(position).to_have_text("2/4")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(position).to_have_text("4/4")
+    assert read_board(page)["stock_badge"] == "31"
+
+    scrubber = page.locator("[data-scrubber]")
+    scrubber.fill("1")  # the range input, as a person drags it
+    expect(position).to_have_text("1/4")
+    assert read_board(page)["columns"][1] == ["KH", "QC"]
+
+    page.locator("[data-speed]").select_option(label="5×")
+    page.locator("[data-first]").click()
+    page.locator("[data-play]").click()
+    expect(position).to_have_text("4/4", timeout=5000)
+    expect(page.locator("[data-play]")).to_have_attribute("aria-label", "Play")
+    assert alice.errors == []
+
+
+def test_a_stranger_cannot_replay_a_practice_game(new_player: Any) -> None:
+    alice = new_player()
+    game = alice.api("POST", "/api/games/", {"code": WORKED_EXAMPLE})
+    bob = new_player()
+    page = bob.goto(f"/games/{game['id']}/replay/")
+    expect(page.locator(".notice-error")).to_be_visible()
+    assert read_board(page)["columns"] == [[], [], [], []]

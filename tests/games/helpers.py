@@ -1,0 +1,99 @@
+"""Helpers for the games tests.
+
+Expected payloads are computed here from the rules engine, independently of the code under test:
+a test replays the same tokens through ``games.engine.Game`` and compares the whole answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from rest_framework.response import Response
+from rest_framework.test import APIClient
+
+from games import services
+from games.engine import Game as Engine
+from games.engine.solver import solve
+from games.models import Game
+
+#: The rules' worked example: a deal that is won by a line starting R-T2 R-F1 T2:2-T4.
+CODE = "CF1-D3-AAAAACL"
+WORKED_EXAMPLE = ["R-T2", "R-F1", "T2:2-T4"]
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    """A datetime as the API writes it (ISO 8601, UTC as Z)."""
+    if value is None:
+        return None
+    text = value.astimezone(dt.UTC).isoformat()
+    return text.removesuffix("+00:00") + "Z"
+
+
+def engine_after(code: str, tokens: Iterable[str]) -> Engine:
+    return Engine.replay(code, list(tokens))
+
+
+def expected_game(game: Game, tokens: list[str], **overrides: Any) -> dict[str, Any]:
+    """The whole Game payload of ``game`` after ``tokens``, from the engine; the timestamps come
+    from the stored row (the server's clock decides them). ``overrides`` replace keys."""
+    game.refresh_from_db()
+    engine = engine_after(game.code, tokens)
+    in_progress = game.status == "in_progress"
+    payload = {
+        "id": game.pk,
+        "kind": game.kind,
+        "code": game.code,
+        "draw": engine.code.draw,
+        "variant": engine.code.variant,
+        "status": "won" if engine.is_won() else "in_progress",
+        "result": "won" if engine.is_won() else "in_progress",
+        "player": game.owner.username,
+        "daily_date": game.daily_date.isoformat() if game.daily_date else None,
+        "ply": len(tokens),
+        "score": engine.score,
+        "actions": len(tokens),
+        "undos": engine.undos,
+        "foundation_cards": engine.foundation_cards,
+        "started_at": iso(game.started_at),
+        "finished_at": iso(game.finished_at),
+        "state": engine.player_view(),
+        "full_state": None if in_progress else engine.full_view(),
+    }
+    payload.update(overrides)
+    return payload
+
+
+def act(client: APIClient, game_id: int, ply: int, **body: Any) -> Response:
+    """POST /api/games/<id>/actions/ with ``{"ply": ply, **body}``."""
+    return client.post(f"/api/games/{game_id}/actions/", {"ply": ply, **body}, format="json")
+
+
+def play_tokens(game: Game, tokens: Iterable[str]) -> None:
+    """Apply ``tokens`` through the service, as the game's owner."""
+    for token in tokens:
+        game.refresh_from_db()
+        services.play(game.pk, game.owner, game.ply, token)
+    game.refresh_from_db()
+
+
+def winning_line(code: str = CODE) -> list[str]:
+    line = solve(Engine(code))
+    assert line is not None
+    return [a.token() for a in line]
+
+
+def not_found() -> dict[str, str]:
+    return {"code": "not_found", "message": "No such game."}
+
+
+def not_authenticated() -> dict[str, str]:
+    return {
+        "code": "not_authenticated",
+        "message": "Authentication credentials were not provided.",
+    }
+
+
+def utc_today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()

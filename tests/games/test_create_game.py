@@ -1,0 +1,151 @@
+"""POST /api/games/ — start a practice game."""
+
+import pytest
+
+from games import services
+from games.engine import DealCode
+from games.models import Game
+from tests.games.helpers import CODE, engine_after, expected_game, not_authenticated, utc_today
+
+
+def test_it_creates_a_game_by_code(owner_api, owner):
+    response = owner_api.post("/api/games/", {"code": CODE})
+
+    assert response.status_code == 201
+    game = Game.objects.get(owner=owner)
+    assert response.json() == expected_game(game, [])
+    assert game.snapshot == services.snapshot_of(engine_after(CODE, []))
+    assert game.moves.count() == 0
+
+
+def test_it_shows_the_worked_examples_starting_position(owner_api):
+    state = owner_api.post("/api/games/", {"code": CODE}).json()["state"]
+
+    assert state["stock"] == {"count": 34}
+    assert state["waste"] == {"count": 0, "cards": []}
+    assert state["reserve"] == {"top": "QC", "count": 13}
+    assert state["foundations"] == [
+        {"suit": "H", "start": "7", "cards": ["7H"]},
+        {"suit": "S", "start": "7", "cards": []},
+        {"suit": "D", "start": "7", "cards": []},
+        {"suit": "C", "start": "7", "cards": []},
+    ]
+    assert state["columns"] == [["6C"], ["KH"], ["QH"], ["AS"]]
+
+
+def test_it_deals_a_random_game_by_default(owner_api, owner):
+    response = owner_api.post("/api/games/", {})
+
+    assert response.status_code == 201
+    body = response.json()
+    code = DealCode.parse(body["code"])
+    assert (code.draw, code.variant) == (3, "app")
+    assert body == expected_game(Game.objects.get(owner=owner), [])
+
+
+@pytest.mark.parametrize(
+    ("request_body", "code_prefix"),
+    [
+        ({"draw": 1}, "CF1-D1-"),
+        ({"draw": 3, "variant": "classic"}, "CF1-H3-"),
+        ({"draw": 1, "variant": "classic"}, "CF1-H1-"),
+    ],
+)
+def test_it_deals_a_random_game_with_the_chosen_rules(owner_api, request_body, code_prefix):
+    body = owner_api.post("/api/games/", request_body).json()
+
+    assert body["code"].startswith(code_prefix)
+    assert body["state"] == engine_after(body["code"], []).player_view()
+
+
+def test_it_takes_draw_and_rules_from_the_code(owner_api):
+    body = owner_api.post("/api/games/", {"code": "CF1-H1-AAAAACL"}).json()
+
+    assert (body["code"], body["draw"], body["variant"]) == ("CF1-H1-AAAAACL", 1, "classic")
+    assert body["state"] == engine_after("CF1-H1-AAAAACL", []).player_view()
+
+
+def test_it_plays_a_codes_layout_with_the_draw_asked_for(owner_api):
+    body = owner_api.post("/api/games/", {"code": CODE, "draw": 1}).json()
+
+    assert (body["code"], body["draw"], body["variant"]) == ("CF1-D1-AAAAACL", 1, "app")
+
+
+def test_it_refuses_a_bad_code(owner_api):
+    response = owner_api.post("/api/games/", {"code": "CF1-D4-AAAAACL"})
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid_code",
+        "message": "'CF1-D4-AAAAACL': mode 'D4' must be D3 or D1 (app rules) or H3 or H1 "
+        "(classic rules)",
+    }
+    assert not Game.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("request_body", "field"),
+    [
+        ({"draw": 2}, "draw"),
+        ({"draw": "three"}, "draw"),
+        ({"variant": "vegas"}, "variant"),
+        ({"code": 12}, None),  # a number is not a code: the engine says why
+    ],
+)
+def test_it_refuses_an_invalid_body(owner_api, request_body, field):
+    response = owner_api.post("/api/games/", request_body)
+
+    assert response.status_code == 400
+    body = response.json()
+    if field is None:
+        assert body["code"] == "invalid_code"
+    else:
+        assert body["code"] == "invalid"
+        assert list(body["fields"]) == [field]
+    assert not Game.objects.exists()
+
+
+def test_it_refuses_a_body_that_is_not_json(owner_api):
+    response = owner_api.post("/api/games/", "{not json", content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "malformed"
+
+
+def test_it_refuses_anonymous(api):
+    response = api.post("/api/games/", {"code": CODE})
+
+    assert response.status_code == 401
+    assert response.json() == not_authenticated()
+    assert not Game.objects.exists()
+
+
+def test_it_works_with_the_session_and_its_csrf_token(session_client):
+    refused = session_client.post("/api/games/", {"code": CODE}, format="json")
+    created = session_client.post(
+        "/api/games/", {"code": CODE}, format="json", **session_client.csrf_headers()
+    )
+
+    assert refused.status_code == 403
+    assert created.status_code == 201
+
+
+def test_it_announces_the_new_game(owner_api, signals_sent, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        game_id = owner_api.post("/api/games/", {"code": CODE}).json()["id"]
+
+    assert signals_sent == [("standing_changed", game_id)]
+
+
+def test_it_allows_one_daily_attempt_per_player_and_day(owner, other, daily_code):
+    today = utc_today()
+    services.new_game(owner, code=daily_code, kind="daily", daily_date=today)
+
+    with pytest.raises(services.GameError) as refused:
+        services.new_game(owner, code=daily_code, kind="daily", daily_date=today)
+
+    assert (refused.value.status_code, refused.value.code) == (409, "already_played")
+    services.new_game(other, code=daily_code, kind="daily", daily_date=today)
+    services.new_game(owner, code=CODE)  # practice games are unlimited
+    services.new_game(owner, code=CODE)
+    assert Game.objects.filter(kind="daily").count() == 2

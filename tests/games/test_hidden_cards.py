@@ -1,0 +1,92 @@
+"""No answer about a game in progress shows a hidden card: the stock, or the reserve below its
+top. Many random games are played through the API, with random taps and random legal actions, and
+every response body is searched for every card hidden at that moment (from the engine)."""
+
+import json
+import random
+import re
+
+import pytest
+
+from games import services
+from games.engine import DealCode
+from tests.games.helpers import act, engine_after, utc_today
+
+TAP_PILES = ["S", "R", "W", "F1", "F2", "F3", "F4", "T1", "T2", "T3", "T4"]
+
+
+def shown(text: str, card: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", text) is not None
+
+
+def assert_hides(body: bytes | str, code: str, tokens: list[str]) -> None:
+    """``body`` shows none of the cards hidden after ``tokens``."""
+    text = body.decode() if isinstance(body, bytes) else body
+    hidden = engine_after(code, tokens).hidden_cards()
+    assert hidden, "a position with nothing hidden proves nothing"
+    leaked = sorted(card for card in hidden if shown(text, card))
+    assert leaked == [], f"hidden cards {leaked} in {text}"
+
+
+def random_request(rng: random.Random, state: dict) -> dict:
+    if rng.random() < 0.5 and state["legal"]:
+        return {"action": rng.choice(state["legal"])}
+    pile = rng.choice(TAP_PILES)
+    tap = {"tap": pile, "double_click": rng.random() < 0.7}
+    if pile.startswith("T"):
+        column = state["columns"][int(pile[1]) - 1]
+        if column and rng.random() < 0.5:
+            tap["index"] = rng.randrange(len(column))
+    return tap
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_it_never_shows_a_hidden_card(owner_api, owner, seed):
+    rng = random.Random(seed)
+    code = str(DealCode(rng.randrange(26**7), rng.choice([1, 3]), rng.choice(["app", "classic"])))
+    body = owner_api.post("/api/games/", {"code": code}, format="json")
+    game = body.json()
+    tokens: list[str] = []
+    assert_hides(body.content, code, tokens)
+
+    for _ in range(60):
+        response = act(owner_api, game["id"], len(tokens), **random_request(rng, game["state"]))
+        assert response.status_code == 200, response.json()
+        game = response.json()
+        if game["applied"]:
+            tokens.append(game["applied"])
+        assert game["status"] == "in_progress"
+        assert game["full_state"] is None
+        assert_hides(response.content, code, tokens)
+
+    for url in (f"{game['id']}/", f"{game['id']}/record/", ""):
+        assert_hides(owner_api.get(f"/api/games/{url}").content, code, tokens)
+    # The replay's views: each one hides what was hidden at its own ply (a card seen once may be
+    # hidden again later, by an undo or a recycle, and the views of the past show it).
+    record = owner_api.get(f"/api/games/{game['id']}/record/?states=1").json()
+    for ply, state in enumerate(record.pop("states")):
+        assert_hides(json.dumps(state), code, tokens[:ply])
+    assert_hides(json.dumps(record), code, tokens)
+
+
+def test_it_never_shows_the_code_of_todays_daily_deal(owner_api, owner):
+    code = "CF1-D3-QWERTYU"
+    daily = services.new_game(owner, code=code, kind="daily", daily_date=utc_today())
+    bodies = [owner_api.get(f"/api/games/{daily.pk}/").content]
+    for ply, token in enumerate(["D", "D", "U"]):
+        bodies.append(act(owner_api, daily.pk, ply, action=token).content)
+    bodies += [
+        owner_api.get("/api/games/").content,
+        owner_api.get(f"/api/games/{daily.pk}/record/?states=1").content,
+        owner_api.post(f"/api/games/{daily.pk}/resign/").content,
+        owner_api.get(f"/api/games/{daily.pk}/").content,
+    ]
+
+    assert [b"QWERTYU" in body for body in bodies] == [False] * len(bodies)
+
+
+def test_it_shows_the_code_of_a_random_practice_game(owner_api):
+    created = owner_api.post("/api/games/", {}).json()
+
+    assert DealCode.parse(created["code"])  # a real code, not hidden
+    assert owner_api.get(f"/api/games/{created['id']}/").json()["code"] == created["code"]

@@ -1,0 +1,67 @@
+"""Helpers for the live-board tests: websocket clients on the real ASGI application, over
+whichever channel layer the settings configure (in memory, or Redis when REDIS_URL is set).
+
+pytest-asyncio is not installed: a test is an ``async def`` wrapped by :func:`run`, which runs it
+with asgiref's ``async_to_sync``. Database work inside goes through ``database_sync_to_async``.
+The tests use ``transactional_db``: the games signals go out on commit, and the broadcaster reads
+the board from its own thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import functools
+import json
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.testing import WebsocketCommunicator
+
+from canfield_site.asgi import application
+from leaderboard import broadcast
+
+HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
+
+
+def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        async_to_sync(test)(*args, **kwargs)
+
+    return wrapper
+
+
+def watcher(day: dt.date | str) -> WebsocketCommunicator:
+    text = day if isinstance(day, str) else day.isoformat()
+    return WebsocketCommunicator(application, f"/ws/daily/{text}/", headers=HEADERS)
+
+
+async def connect(day: dt.date | str) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+    """A connected watcher and the snapshot it received."""
+    client = watcher(day)
+    connected, _ = await client.connect(timeout=5)
+    assert connected
+    return client, await client.receive_json_from(timeout=5)
+
+
+async def next_frame(client: WebsocketCommunicator, timeout: float = 3) -> str:
+    return await client.receive_from(timeout=timeout)
+
+
+async def frames_for(client: WebsocketCommunicator, seconds: float) -> list[dict[str, Any]]:
+    """Every frame received in the next ``seconds``."""
+    frames = []
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if await client.receive_nothing(timeout=min(left, 0.05), interval=0.01):
+            continue
+        frames.append(json.loads(await client.receive_from()))
+    return frames
+
+
+async def settle(timeout: float = 10) -> None:
+    """Wait until the broadcasts that earlier changes caused have gone out."""
+    assert await asyncio.to_thread(broadcast.wait_idle, timeout), "the broadcaster never settled"

@@ -1,0 +1,57 @@
+"""A URLconf of views that fail in every way, for test_errors.py."""
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from django.urls import include, path
+from rest_framework import serializers
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import AllowAny
+
+from canfield_site.api_errors import ApiError
+
+
+def failing(exc):
+    @api_view(["GET"])
+    @permission_classes([AllowAny])
+    def view(request):
+        raise exc
+
+    return view
+
+
+class Nested(serializers.Serializer):
+    ply = serializers.IntegerField()
+
+
+class Outer(serializers.Serializer):
+    action = serializers.CharField()
+    moves = Nested(many=True)
+
+
+@api_view(["POST"])
+@permission_classes([AllowAny])
+def nested(request):
+    Outer(data=request.data).is_valid(raise_exception=True)
+
+
+urlpatterns = [
+    path(
+        "api/stale/",
+        failing(ApiError(409, "stale_ply", "The game has moved on.", ply=12)),
+    ),
+    path("api/http404/", failing(Http404("No Game matches the given query."))),
+    path("api/denied/", failing(DjangoPermissionDenied())),
+    path(
+        "api/model-invalid/",
+        failing(DjangoValidationError({"code": ["Not a deal code."]})),
+    ),
+    path("api/crash/", failing(RuntimeError("boom"))),
+    path("api/nested/", nested),
+    path("", include("canfield_site.urls")),
+]
+
+handler400 = "canfield_site.api_errors.handler400"
+handler403 = "canfield_site.api_errors.handler403"
+handler404 = "canfield_site.api_errors.handler404"
+handler500 = "canfield_site.api_errors.handler500"

@@ -1,0 +1,104 @@
+"""Every API error is {"code": ..., "message": ...}, whoever raises it."""
+
+import pytest
+from django.test import Client, override_settings
+
+pytestmark = pytest.mark.urls("tests.site.error_urls")
+
+
+def test_it_answers_an_api_error_with_its_status_code_and_extras(api):
+    response = api.get("/api/stale/")
+
+    assert response.status_code == 409
+    assert response.json() == {
+        "code": "stale_ply",
+        "message": "The game has moved on.",
+        "ply": 12,
+    }
+
+
+def test_it_turns_django_404_into_not_found(api):
+    response = api.get("/api/http404/")
+
+    assert response.status_code == 404
+    assert response.json() == {"code": "not_found", "message": "No Game matches the given query."}
+
+
+def test_it_turns_django_permission_denied_into_403(api):
+    response = api.get("/api/denied/")
+
+    assert response.status_code == 403
+    assert response.json() == {
+        "code": "permission_denied",
+        "message": "You do not have permission to perform this action.",
+    }
+
+
+def test_it_turns_a_model_validation_error_into_400(api):
+    response = api.get("/api/model-invalid/")
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid",
+        "message": "code: Not a deal code.",
+        "fields": {"code": ["Not a deal code."]},
+    }
+
+
+def test_it_names_nested_fields_with_dots(api):
+    response = api.post("/api/nested/", {"action": "R-T2", "moves": [{"ply": 1}, {"ply": "x"}]})
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid",
+        "message": "moves.1.ply: A valid integer is required.",
+        "fields": {"moves.1.ply": ["A valid integer is required."]},
+    }
+
+
+def test_it_answers_an_unknown_api_url_in_json(api):
+    response = api.get("/api/no-such-thing/")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"code": "not_found", "message": "Not found."}
+
+
+def test_it_answers_an_unknown_page_in_html(api):
+    response = api.get("/no-such-page/at/all/")
+
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+def test_it_answers_a_crash_in_json_without_details(db):
+    client = Client(raise_request_exception=False)
+
+    response = client.get("/api/crash/")
+
+    assert response.status_code == 500
+    assert response.json() == {"code": "server_error", "message": "Internal server error."}
+
+
+def test_it_answers_a_bad_host_in_json(api):
+    response = api.get("/api/health/", HTTP_HOST="evil.example")
+
+    assert response.status_code == 400
+    assert response.json() == {"code": "bad_request", "message": "Bad request."}
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=100)
+def test_it_refuses_an_oversized_body_without_a_500(api, db):
+    response = api.post("/api/auth/login/", {"username": "x" * 200, "password": "y"})
+
+    assert response.status_code == 400
+    assert response.json() == {"code": "bad_request", "message": "Bad request."}
+
+
+def test_it_refuses_bad_utf8_as_malformed(api, db):
+    response = api.post(
+        "/api/auth/login/", data=b'{"username": "\xff"}', content_type="application/json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "malformed"

@@ -1,0 +1,49 @@
+import yaml
+
+AUTH_PATHS = {"/api/auth/signup/", "/api/auth/login/", "/api/auth/logout/", "/api/auth/me/"}
+
+
+def test_it_serves_the_openapi_schema_as_yaml(api):
+    response = api.get("/api/schema/")
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/vnd.oai.openapi")
+    schema = yaml.safe_load(response.content)
+    assert schema["openapi"].startswith("3.")
+    assert schema["info"]["title"] == "Canfield Online API"
+    assert AUTH_PATHS | {"/api/health/"} <= set(schema["paths"])
+
+
+def test_it_serves_the_openapi_schema_as_json(api):
+    response = api.get("/api/schema/", {"format": "json"})
+
+    assert response.status_code == 200
+    schema = response.json()
+    assert set(schema["paths"]) >= AUTH_PATHS
+
+
+def test_it_describes_signup_and_its_errors(api):
+    schema = api.get("/api/schema/", {"format": "json"}).json()
+
+    signup = schema["paths"]["/api/auth/signup/"]["post"]
+    assert signup["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/SignupRequest"
+    }
+    assert signup["responses"]["201"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/AuthResult"
+    }
+    assert signup["responses"]["400"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Error"
+    }
+    assert schema["components"]["schemas"]["Error"] == {
+        "type": "object",
+        "description": "The error body, for the OpenAPI schema: "
+        "`extend_schema(responses={400: ErrorSerializer})`.",
+        "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+        "required": ["code", "message"],
+    }
+    assert set(schema["components"]["securitySchemes"]) == {"tokenAuth", "cookieAuth"}
+
+
+def test_it_needs_no_login(api):
+    assert api.get("/api/schema/").status_code == 200

@@ -1,0 +1,229 @@
+"""Settings come from the environment through helpers that fail loudly on bad values."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from canfield_site import settings as site_settings
+from canfield_site.settings import (
+    env_bool,
+    env_database,
+    env_int,
+    env_list,
+    env_origins,
+    env_rate,
+    env_redis,
+    env_str,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+OUR_VARIABLES = {
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "CSRF_TRUSTED_ORIGINS",
+    "DAILY_DEAL_SECRET",
+    "DATABASE_URL",
+    "DB_POOL_MIN",
+    "DB_POOL_MAX",
+    "REDIS_URL",
+    "HTTPS",
+    "NUM_PROXIES",
+    "THROTTLE_SIGNUP",
+    "THROTTLE_LOGIN",
+    "THROTTLE_ACTIONS",
+    "LOG_LEVEL",
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("1", True), ("true", True), ("Yes", True), (" ON ", True), ("0", False), ("FALSE", False)]
+    + [("no", False), ("off", False), ("", False)],
+)
+def test_it_reads_booleans_strictly(raw, expected):
+    assert env_bool("DEBUG", False, {"DEBUG": raw}) is expected
+
+
+@pytest.mark.parametrize("raw", ["maybe", "2", "y", "enabled", "tru"])
+def test_it_refuses_a_bad_boolean_naming_the_variable(raw):
+    with pytest.raises(ImproperlyConfigured) as error:
+        env_bool("DEBUG", False, {"DEBUG": raw})
+
+    assert str(error.value) == (
+        f"DEBUG: expected one of 1/true/yes/on or 0/false/no/off, got {raw!r}"
+    )
+
+
+def test_it_uses_defaults_for_unset_variables():
+    assert env_bool("DEBUG", True, {}) is True
+    assert env_str("SECRET_KEY", "dev", {"SECRET_KEY": "  "}) == "dev"
+    assert env_int("NUM_PROXIES", 0, {}) == 0
+    assert env_list("ALLOWED_HOSTS", "a,b", {}) == ["a", "b"]
+    assert env_origins("CSRF_TRUSTED_ORIGINS", "", {}) == []
+    assert env_rate("THROTTLE_LOGIN", "20/min", {}) == "20/min"
+    assert env_redis("REDIS_URL", {}) is None
+
+
+def test_it_reads_good_values():
+    assert env_int("NUM_PROXIES", 0, {"NUM_PROXIES": " 2 "}) == 2
+    assert env_list("ALLOWED_HOSTS", "", {"ALLOWED_HOSTS": "a.org, b.org"}) == ["a.org", "b.org"]
+    assert env_origins("O", "", {"O": "https://a.org,http://b.org:8080"}) == [
+        "https://a.org",
+        "http://b.org:8080",
+    ]
+    assert env_rate("T", "", {"T": "5 / Hour"}) == "5/hour"
+    assert env_rate("T", "", {"T": "off"}) is None
+    assert env_redis("R", {"R": "redis://127.0.0.1:6379/1"}) == "redis://127.0.0.1:6379/1"
+    config = env_database("D", "", {"D": "postgres://u:p@db.example:5433/canfield"})
+    assert (config["ENGINE"], config["NAME"], config["HOST"], config["PORT"]) == (
+        "django.db.backends.postgresql",
+        "canfield",
+        "db.example",
+        5433,
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: env_int("NUM_PROXIES", 0, {"NUM_PROXIES": "one"}),
+            "NUM_PROXIES: expected a whole number, got 'one'",
+        ),
+        (
+            lambda: env_int("NUM_PROXIES", 0, {"NUM_PROXIES": "-1"}),
+            "NUM_PROXIES: expected a number >= 0, got -1",
+        ),
+        (
+            lambda: env_list("ALLOWED_HOSTS", "", {"ALLOWED_HOSTS": "a.org,,b.org"}),
+            "ALLOWED_HOSTS: empty item in comma-separated list 'a.org,,b.org'",
+        ),
+        (
+            lambda: env_origins("CSRF_TRUSTED_ORIGINS", "", {"CSRF_TRUSTED_ORIGINS": "a.org"}),
+            "CSRF_TRUSTED_ORIGINS: expected origins like https://example.org, got 'a.org'",
+        ),
+        (
+            lambda: env_rate("THROTTLE_LOGIN", "", {"THROTTLE_LOGIN": "lots"}),
+            "THROTTLE_LOGIN: expected a rate like 20/min, 10/hour or 'off', got 'lots'",
+        ),
+        (
+            lambda: env_rate("THROTTLE_LOGIN", "", {"THROTTLE_LOGIN": "0/min"}),
+            "THROTTLE_LOGIN: expected a rate like 20/min, 10/hour or 'off', got '0/min'",
+        ),
+        (
+            lambda: env_redis("REDIS_URL", {"REDIS_URL": "127.0.0.1:6379"}),
+            "REDIS_URL: expected a URL like redis://127.0.0.1:6379/0, got '127.0.0.1:6379'",
+        ),
+    ],
+)
+def test_it_refuses_bad_values_naming_the_variable(call, message):
+    with pytest.raises(ImproperlyConfigured) as error:
+        call()
+
+    assert str(error.value) == message
+
+
+def test_it_refuses_a_bad_database_url_naming_the_variable():
+    with pytest.raises(ImproperlyConfigured, match=r"^DATABASE_URL: cannot read database URL"):
+        env_database("DATABASE_URL", "", {"DATABASE_URL": "oracle-ish://nowhere"})
+
+
+def run_settings(**variables: str) -> subprocess.CompletedProcess[str]:
+    """Import the settings in a fresh interpreter with exactly these variables of ours."""
+    env = {key: value for key, value in os.environ.items() if key not in OUR_VARIABLES}
+    env.update(variables, DJANGO_SETTINGS_MODULE="canfield_site.settings")
+    code = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps({'DEBUG': s.DEBUG, 'ALLOWED_HOSTS': s.ALLOWED_HOSTS, "
+        "'DB': s.DATABASES['default']['ENGINE'], 'DB_NAME': str(s.DATABASES['default']['NAME']), "
+        "'CONN_MAX_AGE': s.DATABASES['default']['CONN_MAX_AGE'], "
+        "'ATOMIC_REQUESTS': s.DATABASES['default']['ATOMIC_REQUESTS'], "
+        "'LAYER': s.CHANNEL_LAYERS['default']['BACKEND'], "
+        "'CACHE': s.CACHES['default']['BACKEND'], "
+        "'DAILY': s.DAILY_DEAL_SECRET, 'SECRET': s.SECRET_KEY, "
+        "'RATES': s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']}))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_it_stops_django_setup_on_a_bad_debug_value():
+    result = run_settings(DEBUG="maybe")
+
+    assert result.returncode != 0
+    assert (
+        "ImproperlyConfigured: DEBUG: expected one of 1/true/yes/on or 0/false/no/off, "
+        "got 'maybe'" in result.stderr
+    )
+
+
+def test_it_stops_django_setup_on_a_bad_throttle_rate():
+    result = run_settings(THROTTLE_ACTIONS="fast")
+
+    assert result.returncode != 0
+    assert "THROTTLE_ACTIONS: expected a rate like" in result.stderr
+
+
+def test_it_has_safe_zero_setup_defaults():
+    result = run_settings()
+
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["DEBUG"] is False
+    assert values["ALLOWED_HOSTS"] == ["127.0.0.1", "localhost"]
+    assert values["DB"] == "django.db.backends.sqlite3"
+    assert values["DB_NAME"] == str(ROOT / "db.sqlite3")
+    assert values["ATOMIC_REQUESTS"] is False
+    assert values["LAYER"] == "channels.layers.InMemoryChannelLayer"
+    assert values["CACHE"] == "django.core.cache.backends.locmem.LocMemCache"
+    assert values["SECRET"].startswith("django-insecure-")
+    assert len(values["DAILY"]) == 64 and values["DAILY"] != values["SECRET"]
+    assert values["RATES"] == {"signup": "10/hour", "login": "20/min", "actions": "600/min"}
+
+
+def test_it_uses_postgresql_and_redis_when_told():
+    result = run_settings(
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/canfield",
+        REDIS_URL="redis://127.0.0.1:6379/3",
+        SECRET_KEY="s3cret",
+        DAILY_DEAL_SECRET="daily",
+        ALLOWED_HOSTS="canfield.example",
+        THROTTLE_ACTIONS="off",
+    )
+
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["DB"] == "django.db.backends.postgresql"
+    assert values["DB_NAME"] == "canfield"
+    assert values["CONN_MAX_AGE"] == 0
+    assert values["LAYER"] == "channels_redis.core.RedisChannelLayer"
+    assert values["CACHE"] == "django.core.cache.backends.redis.RedisCache"
+    assert (values["SECRET"], values["DAILY"]) == ("s3cret", "daily")
+    assert values["ALLOWED_HOSTS"] == ["canfield.example"]
+    assert values["RATES"]["actions"] is None
+
+
+def test_it_derives_the_daily_secret_from_the_secret_key():
+    one = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
+    again = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
+    two = json.loads(run_settings(SECRET_KEY="two").stdout)["DAILY"]
+
+    assert one == again != two
+
+
+def test_it_runs_the_test_suite_on_what_the_environment_says():
+    expected = os.environ.get("DATABASE_URL", "sqlite").split(":")[0]
+    engine = site_settings.DATABASES["default"]["ENGINE"]
+    assert engine.endswith({"sqlite": "sqlite3", "postgres": "postgresql"}[expected])
