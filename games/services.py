@@ -217,7 +217,7 @@ def new_game(
     replace them — the same layout played another way, as the deal format allows.
 
     A daily game needs ``code`` and ``daily_date``; a second one for the same owner and day is
-    ``GameError`` 409 ``already_played``. A bad code is 400 ``invalid_code``.
+    ``GameError`` 409 ``attempt_exists``. A bad code is 400 ``invalid_code``.
     """
     try:
         if code is None:
@@ -258,7 +258,7 @@ def new_game(
     except IntegrityError:
         if kind == Game.Kind.DAILY:
             raise GameError(
-                409, "already_played", "You already have an attempt at this daily deal."
+                409, "attempt_exists", "You already have your ranked attempt at this daily deal."
             ) from None
         raise
     return game

@@ -8,7 +8,7 @@ Both signals are sent with ``sender=games.models.Game`` and one keyword argument
   an action was applied (undos included), the game was won, resigned, or closed because its day
   ended. Sent for every kind of game; a daily leaderboard filters on ``game.kind == "daily"``.
 - ``game_finished(sender, game)``: the game has just ended (won, resigned, or its day ended —
-  ``game.result`` is ``"won"``, ``"resigned"`` or ``"day_over"``). Sent after the
+  ``game.result`` is ``"won"``, ``"resigned"`` or ``"closed"``). Sent after the
   ``standing_changed`` of the same change.
 """
 

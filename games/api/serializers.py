@@ -184,9 +184,8 @@ class GameSerializer(serializers.Serializer):
     variant = serializers.ChoiceField(choices=Game.Variant.values)
     status = serializers.ChoiceField(choices=Game.Status.values)
     result = serializers.ChoiceField(
-        choices=["won", "resigned", "day_over"],
-        allow_null=True,
-        help_text="How it ended; null while in progress. 'day_over': closed when its day ended.",
+        choices=["in_progress", "won", "resigned", "closed"],
+        help_text="'closed': a daily attempt closed as it stood when its day ended.",
     )
     player = serializers.CharField()
     daily_date = serializers.DateField(allow_null=True)

@@ -144,7 +144,7 @@ def test_it_allows_one_daily_attempt_per_player_and_day(owner, other, daily_code
     with pytest.raises(services.GameError) as refused:
         services.new_game(owner, code=daily_code, kind="daily", daily_date=today)
 
-    assert (refused.value.status_code, refused.value.code) == (409, "already_played")
+    assert (refused.value.status_code, refused.value.code) == (409, "attempt_exists")
     services.new_game(other, code=daily_code, kind="daily", daily_date=today)
     services.new_game(owner, code=CODE)  # practice games are unlimited
     services.new_game(owner, code=CODE)
