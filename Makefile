@@ -19,7 +19,7 @@ help:
 	@echo "make pytest  the test suite only (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint    ruff check, ruff format --check, mypy --strict games/engine"
 	@echo "make fmt     ruff format and ruff check --fix"
-	@echo "make bench   run benchmarks/*.py"
+	@echo "make bench   run the engine, API and leaderboard benchmarks"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,7 +75,6 @@ fmt: deps
 	$(BIN)/ruff check --fix .
 
 bench: deps
-	@set -e; found=0; for script in benchmarks/*.py; do \
-		[ -e "$$script" ] || continue; found=1; \
-		echo "== $$script"; $(BIN)/python "$$script"; \
-	done; [ $$found = 1 ] || echo "no benchmarks yet"
+	@set -e; for script in engine api leaderboard; do \
+		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
+	done

@@ -18,9 +18,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
-import platform
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,7 +26,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from common import django_env, free_port, machine, postgres_database, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -42,28 +40,9 @@ BENCH_DB = "canfield_bench"
 # --- the server ---------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def server_env(database_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DEBUG")}
-    env.update(
-        DJANGO_SETTINGS_MODULE="canfield_site.settings",
-        DATABASE_URL=database_url,
-        THROTTLE_ACTIONS="off",
-        THROTTLE_SIGNUP="off",
-        THROTTLE_LOGIN="off",
-        LOG_LEVEL="WARNING",
-    )
-    return env
-
-
 class Server:
     def __init__(self, database_url: str) -> None:
-        self.env = server_env(database_url)
+        self.env = django_env(database_url)
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -99,18 +78,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-
-
-def postgres_database(url: str, create: bool) -> str:
-    """Create (or drop) the benchmark's own database beside ``url``'s; returns its URL."""
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        if create:
-            conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
 
 
 # --- the clients --------------------------------------------------------------------------------
@@ -263,17 +230,7 @@ def table(results: dict[str, list[Run]]) -> str:
     return "\n".join(lines + [""] + ratios)
 
 
-def machine() -> str:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (
-        f"{platform.python_implementation()} {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs, load average before the run {load}"
-    )
-
-
 def write_docs(report: str, command: str, host: str, sqlite_errors: int) -> None:
-    path = ROOT / "docs" / "performance.md"
-    text = path.read_text() if path.exists() else "# Performance\n"
     section = (
         "## API\n\n"
         "POST /api/games/<id>/actions/ (a draw or a recycle: lock the game's row, rebuild the\n"
@@ -299,13 +256,7 @@ def write_docs(report: str, command: str, host: str, sqlite_errors: int) -> None
             '(Django\'s `OPTIONS: {"transaction_mode": "IMMEDIATE"}`) removes them; PostgreSQL\n'
             "waits on the game's row lock instead.\n"
         )
-    start = text.find("\n## API\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[: start + 1] + section + (text[end:] if end >= 0 else "")
-    path.write_text(text)
+    write_section("API", section)
 
 
 def main() -> int:
@@ -324,11 +275,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="canfield-bench-") as tmp:
         results["SQLite"] = bench("SQLite", f"sqlite:///{tmp}/bench.sqlite3", args)
     if args.postgres:
-        url = postgres_database(args.postgres_url, create=True)
-        try:
+        with postgres_database(args.postgres_url, BENCH_DB) as url:
             results["PostgreSQL"] = bench("PostgreSQL", url, args)
-        finally:
-            postgres_database(args.postgres_url, create=False)
 
     report = table(results)
     print(report)

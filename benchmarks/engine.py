@@ -19,13 +19,13 @@ as a multiple of it, so that runs on different machines compare.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from common import machine, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -260,27 +260,6 @@ def report(args: argparse.Namespace) -> tuple[str, str]:
     return "\n".join(table), "\n".join(aims)
 
 
-def host() -> str:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (
-        f"CPython {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"load average before the run {load}"
-    )
-
-
-def write_docs(section: str) -> None:
-    """Replace the "## Engine" section of docs/performance.md (other sections stay)."""
-    path = ROOT / "docs" / "performance.md"
-    text = path.read_text() if path.exists() else "# Performance\n"
-    start = text.find("\n## Engine\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[: start + 1] + section + (text[end:] if end >= 0 else "")
-    path.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a fifth of the work, ~2 s")
@@ -292,19 +271,20 @@ def main() -> None:
     )
     args = parser.parse_args()
     began = time.perf_counter()
-    machine = host()
+    host = machine(arch=True)
     table, aims = report(args)
     command = "python benchmarks/engine.py" + (" --quick" if args.quick else "")
-    print(machine)
+    print(host)
     print(table)
     print(aims)
     print(f"total {time.perf_counter() - began:.1f} s")
     if args.write_docs:
-        write_docs(
+        write_section(
+            "Engine",
             "## Engine\n\n"
             "The rules engine alone (`games.engine`, no Django, no database), one process.\n"
-            f"Command: `{command} --write-docs` ({machine}).\n\n"
-            f"{table}\n\n{aims}\n\n{NOTES}\n"
+            f"Command: `{command} --write-docs` ({host}).\n\n"
+            f"{table}\n\n{aims}\n\n{NOTES}\n",
         )
 
 

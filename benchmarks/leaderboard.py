@@ -27,12 +27,10 @@ import hashlib
 import hmac
 import json
 import os
-import platform
 import random
 import re
 import resource
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,6 +41,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from common import django_env, free_port, machine, postgres_database, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -57,36 +57,6 @@ PASSWORD = "bench-password-0123"
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def machine() -> str:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (
-        f"{platform.python_implementation()} {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs, load average before the run {load}"
-    )
-
-
-def django_env(database_url: str, redis_url: str | None = None, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DEBUG")}
-    env.update(
-        DJANGO_SETTINGS_MODULE="canfield_site.settings",
-        DATABASE_URL=database_url,
-        THROTTLE_ACTIONS="off",
-        THROTTLE_SIGNUP="off",
-        THROTTLE_LOGIN="off",
-        LOG_LEVEL="WARNING",
-        **extra,
-    )
-    if redis_url:
-        env["REDIS_URL"] = redis_url
-    return env
 
 
 def postgres_admin_url() -> str:
@@ -110,27 +80,6 @@ def redis_available() -> bool:
         return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping())
     except Exception:
         return False
-
-
-class PostgresDatabase:
-    """A database created for the run and dropped afterwards."""
-
-    def __init__(self) -> None:
-        self.name = f"canfield_bench_lb_{secrets.token_hex(4)}"
-        self.url = urlunsplit(urlsplit(POSTGRES_URL)._replace(path=f"/{self.name}"))
-
-    def _run(self, sql: str) -> None:
-        import psycopg
-
-        with psycopg.connect(postgres_admin_url(), autocommit=True) as conn:
-            conn.execute(sql)
-
-    def __enter__(self) -> str:
-        self._run(f'CREATE DATABASE "{self.name}"')
-        return self.url
-
-    def __exit__(self, *exc: object) -> None:
-        self._run(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
 def raise_open_files(needed: int) -> None:
@@ -521,17 +470,6 @@ def board_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_docs(section: str) -> None:
-    path = ROOT / "docs" / "performance.md"
-    text = path.read_text() if path.exists() else "# Performance\n"
-    pattern = re.compile(r"^## Leaderboard\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section, text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("worker", nargs="?", choices=["_board", "_seed"], help=argparse.SUPPRESS)
@@ -566,7 +504,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="canfield-bench-lb-") as tmp:
             board.append(run_board("SQLite", f"sqlite:///{tmp}/bench.sqlite3", args))
         if postgres_available():
-            with PostgresDatabase() as url:
+            name = f"canfield_bench_lb_{secrets.token_hex(4)}"
+            with postgres_database(postgres_admin_url(), name) as url:
                 board.append(run_board("PostgreSQL", url, args))
         else:
             print("  board: PostgreSQL does not answer, skipped", file=sys.stderr)
@@ -580,7 +519,7 @@ def main() -> int:
         print(parts[-1])
     if args.write_docs:
         command = "python benchmarks/leaderboard.py " + " ".join(sys.argv[1:])
-        write_docs(docs_section(command.strip(), host, live, board, parts))
+        write_section("Leaderboard", docs_section(command.strip(), host, live, board, parts))
     return 0
 
 
