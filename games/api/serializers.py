@@ -148,6 +148,7 @@ class PlayerViewSerializer(serializers.Serializer):
     won = serializers.BooleanField()
     moves = serializers.IntegerField(help_text="Actions in effect (taken and not undone).")
     undos = serializers.IntegerField()
+    recycles = serializers.IntegerField(help_text="Recycles in effect (taken and not undone).")
     foundation_cards = serializers.IntegerField()
     can_undo = serializers.BooleanField()
     legal = serializers.ListField(child=serializers.CharField(), help_text="Legal action tokens.")
@@ -170,6 +171,7 @@ class FullViewSerializer(serializers.Serializer):
     ply = serializers.IntegerField()
     moves = serializers.IntegerField()
     undos = serializers.IntegerField()
+    recycles = serializers.IntegerField()
     foundation_cards = serializers.IntegerField()
     legal = serializers.ListField(child=serializers.CharField())
 

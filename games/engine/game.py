@@ -101,6 +101,7 @@ class Game:
         "spread",
         "score",
         "undos",
+        "recycles",
         "_live",
         "_history",
         "_depth",
@@ -134,6 +135,8 @@ class Game:
         self.spread = 0
         self.score = 0
         self.undos = 0
+        #: Recycles in effect (taken and not undone).
+        self.recycles = 0
         self._live: list[Entry] = []
         self._history: list[HistoryItem] = []
         self._depth = 0
@@ -425,6 +428,7 @@ class Game:
         self.stock[:] = waste[::-1]
         waste.clear()
         self.spread = 0
+        self.recycles += 1
         return Entry(action, 0, spread, score)
 
     def _unapply(self, entry: Entry) -> None:
@@ -449,6 +453,7 @@ class Game:
         else:
             piles[WASTE][:] = self.stock[::-1]
             self.stock.clear()
+            self.recycles -= 1
         self.spread = entry.spread
         self.score = entry.score
 
@@ -541,6 +546,7 @@ class Game:
             "won": self.is_won(),
             "moves": self.moves,
             "undos": self.undos,
+            "recycles": self.recycles,
             "foundation_cards": self.foundation_cards,
             "can_undo": self._depth > 0 and not self.is_won(),
             "legal": [a.token() for a in self.generate_legal()],
@@ -563,6 +569,7 @@ class Game:
             "ply": self.ply,
             "moves": self.moves,
             "undos": self.undos,
+            "recycles": self.recycles,
             "foundation_cards": self.foundation_cards,
             "legal": [a.token() for a in self.generate_legal()],
         }

@@ -56,6 +56,7 @@ def counters(game: Game) -> dict[str, int]:
         "score": game.score,
         "moves": game.moves,
         "undos": game.undos,
+        "recycles": game.recycles,
         "ply": game.ply,
         "foundation_cards": game.foundation_cards,
         "undo_depth": game.undo_depth,
@@ -378,6 +379,7 @@ def test_it_recycles_the_waste_so_the_next_pass_deals_in_the_same_order() -> Non
     game.push(RECYCLE)
     assert game.full_view()["stock"] == stock
     assert game.player_view()["waste"] == {"count": 0, "cards": []}
+    assert (game.recycles, game.player_view()["recycles"]) == (1, 1)
     for _ in range(12):
         game.push(DRAW)
     assert game.full_view()["waste"] == stock
@@ -461,6 +463,7 @@ def test_it_undoes_the_last_100_actions_and_refuses_the_101st() -> None:
         "score": 0,
         "moves": 50,
         "undos": 100,
+        "recycles": 3,  # 12 draws empty the stock of 34, then a recycle: 3 in the first 50
         "ply": 250,
         "foundation_cards": 1,
         "undo_depth": 0,
@@ -481,6 +484,7 @@ def test_it_restores_score_and_counters_on_undo() -> None:
         "score": 5,
         "moves": 3,
         "undos": 0,
+        "recycles": 0,
         "ply": 3,
         "foundation_cards": 2,
         "undo_depth": 3,
@@ -491,6 +495,7 @@ def test_it_restores_score_and_counters_on_undo() -> None:
         "score": 0,
         "moves": 1,
         "undos": 2,
+        "recycles": 0,
         "ply": 5,
         "foundation_cards": 1,
         "undo_depth": 1,
@@ -504,6 +509,7 @@ def test_it_undoes_a_draw_and_a_recycle() -> None:
     game = won_prefix(17)
     before = game.player_view()
     game.push(RECYCLE)
+    assert game.recycles == before["recycles"] + 1
     game.push(UNDO)
     assert game.player_view() == {**before, "undos": 1}
     game.push(UNDO)  # the draw of ply 17

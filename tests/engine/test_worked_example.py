@@ -36,6 +36,7 @@ def test_it_deals_the_documented_start_position() -> None:
         "won": False,
         "moves": 0,
         "undos": 0,
+        "recycles": 0,
         "foundation_cards": 1,
         "can_undo": False,
         "legal": ["R-T2", "T2-T4", "D"],
@@ -58,6 +59,7 @@ def test_it_deals_the_whole_start_position() -> None:
         "ply": 0,
         "moves": 0,
         "undos": 0,
+        "recycles": 0,
         "foundation_cards": 1,
         "legal": ["R-T2", "T2-T4", "D"],
     }
@@ -88,6 +90,7 @@ def test_it_plays_the_three_documented_moves() -> None:
         "won": False,
         "moves": 3,
         "undos": 0,
+        "recycles": 0,
         "foundation_cards": 2,
         "can_undo": True,
         "legal": ["R-T3", "D", "U"],
