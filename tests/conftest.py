@@ -51,6 +51,28 @@ def pytest_configure(config: pytest.Config) -> None:
     ).enable()
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """On SQLite, test in a database file as the site runs, not in Django's shared-cache memory
+    database: there a connection that meets another's lock fails at once ("database table is
+    locked") instead of waiting, and the leaderboard's broadcast thread reads the database
+    while tests run."""
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        path = tmp_path_factory.mktemp("sqlite") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After each test, once its fixtures (and its database transaction) are gone, let the
+    live board's background broadcasts finish, so that none runs into the next test."""
+    yield
+    from leaderboard import broadcast
+
+    assert broadcast.wait_idle(30), "a live-board broadcast did not finish within 30 s"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _forget_cached_keys() -> Iterator[None]:
     yield
