@@ -2,26 +2,43 @@
 
 - `exception_handler` is DRF's EXCEPTION_HANDLER: every exception a view raises becomes that
   shape (validation errors add "fields", throttling adds "retry_after").
-- `ApiError` is what the services and views raise for their own refusals:
-      raise ApiError(409, "stale_ply", "The game has moved on.", ply=12)
+- The services raise `games.errors.GameError(code, message, **extra)`, which knows no HTTP;
+  `STATUS` below is the one table that gives each of its codes a status:
+      raise GameError("stale_ply", "The game has moved on.", ply=12)
   gives HTTP 409 `{"code": "stale_ply", "message": "The game has moved on.", "ply": 12}`.
+- `ApiError(status, code, message)` is for refusals of the HTTP layer itself (accounts).
 - `handler400`/`handler403`/`handler404`/`handler500` and `csrf_failure` answer in the same
   shape for paths under /api/ that never reach a DRF view (unknown URL, a crash, a bad Host).
 """
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
-from rest_framework import exceptions, serializers
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from canfield_site.schema import serializer_for
+from games.errors import GameError
+
 API_PREFIX = "/api/"
+
+#: The HTTP status of each code a service's ``GameError`` may carry.
+STATUS: dict[str, int] = {
+    "invalid_code": 400,
+    "bad_notation": 400,
+    "illegal_action": 400,
+    "invalid_date": 400,
+    "not_found": 404,
+    "attempt_exists": 409,
+    "game_over": 409,
+    "stale_ply": 409,
+}
 
 
 class ApiError(exceptions.APIException):
@@ -38,11 +55,20 @@ class ApiError(exceptions.APIException):
         self.extra = extra
 
 
-class ErrorSerializer(serializers.Serializer[Any]):
-    """The error body, for the OpenAPI schema: `extend_schema(responses={400: ErrorSerializer})`."""
+class ErrorDict(TypedDict):
+    """Every error: a stable machine-readable `code` and a `message` for people."""
 
-    code = serializers.CharField()
-    message = serializers.CharField()
+    code: str
+    message: str
+    fields: NotRequired[
+        Annotated[dict[str, list[str]], "code invalid: the messages of each input field."]
+    ]
+    retry_after: NotRequired[Annotated[int, "code throttled: seconds to wait."]]
+    ply: NotRequired[Annotated[int, "code stale_ply: the game's current position."]]
+
+
+#: The error body, for the schema: `extend_schema(responses={400: ErrorSerializer})`.
+ErrorSerializer = serializer_for(ErrorDict, "Error")
 
 
 # Codes of DRF's own exceptions, where they differ from DRF's default_code.
@@ -111,7 +137,9 @@ def error_body(exc: exceptions.APIException) -> dict[str, Any]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler (headers such as WWW-Authenticate and Retry-After) with our body."""
-    if isinstance(exc, Http404):
+    if isinstance(exc, GameError):
+        exc = ApiError(STATUS[exc.code], exc.code, exc.message, **exc.extra)
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied(*exc.args)

@@ -317,6 +317,12 @@ SPECTACULAR_SETTINGS = {
         'Errors are {"code": ..., "message": ...}.'
     ),
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: its schemas are JSON Schema, which the contract test validates responses with.
+    "OAS_VERSION": "3.1.0",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "canfield_site.schema.openapi_31_nullable",
+    ],
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI and Redoc from the drf-spectacular-sidecar package: no CDN at run time.
     "SWAGGER_UI_DIST": "SIDECAR",

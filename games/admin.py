@@ -1,15 +1,15 @@
-"""Admin: games and their move logs, read-only — games change only through games.services."""
+"""Admin: games and their logs, read-only — games change only through games.services."""
 
 from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
 
-from games.models import Game, Move
+from games.models import Game, LoggedAction
 
 
-class MoveInline(admin.TabularInline):
-    model = Move
+class LogInline(admin.TabularInline):
+    model = LoggedAction
     fields = ["ply", "token", "score_after", "created_at"]
     readonly_fields = fields
     extra = 0
@@ -27,17 +27,17 @@ class MoveInline(admin.TabularInline):
 class GameAdmin(admin.ModelAdmin):
     list_display = [
         "id", "owner", "code", "kind", "daily_date", "status", "score",
-        "foundation_cards", "actions", "created_at",
+        "foundation_cards", "ply", "created_at",
     ]  # fmt: skip
     list_filter = ["kind", "status", "variant", "draw", "daily_date"]
     search_fields = ["owner__username", "id"]
     date_hierarchy = "created_at"
     list_select_related = ["owner"]
-    inlines = [MoveInline]
+    inlines = [LogInline]
     readonly_fields = [
         "owner", "code", "number", "draw", "variant", "kind", "daily_date", "status", "day_over",
-        "score", "actions", "ply", "undos", "foundation_cards", "created_at", "started_at",
-        "finished_at", "snapshot",
+        "score", "ply", "undos", "foundation_cards", "created_at", "started_at", "finished_at",
+        "views_version", "views",
     ]  # fmt: skip
     fields = readonly_fields
 
@@ -48,8 +48,8 @@ class GameAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(Move)
-class MoveAdmin(admin.ModelAdmin):
+@admin.register(LoggedAction)
+class LoggedActionAdmin(admin.ModelAdmin):
     list_display = ["game", "ply", "token", "score_after", "created_at"]
     list_select_related = ["game"]
     search_fields = ["game__id"]
@@ -59,7 +59,7 @@ class MoveAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # a hole in a move log would make the game unreadable
+        return False  # a hole in a log would make the game unreadable
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -1,14 +1,23 @@
-"""Stored games and their move logs.
+"""Stored games and their logs.
 
-The truth about a game is its deal (``number``, ``draw``, ``variant``) plus its move log (the
-``Move`` rows, one per logged action, undos included). Every other field of ``Game`` — the counters,
-the status and the ``snapshot`` — is a cache of what the engine computes from that log. Only
-``games.services`` writes them, always in the same transaction as the move that changed them, and
-``manage.py verify_games`` re-plays every log to prove that they agree.
+The truth about a game is its deal (``number``, ``draw``, ``variant``) plus its log (the
+``LoggedAction`` rows, one per action, undos included). Every other field of ``Game`` — the
+counters, the status and the cached ``views`` — is what the engine computes from that log. Only
+``games.services`` writes them, always in the same transaction as the action that changed them,
+and ``manage.py verify_games`` re-plays every log to prove that they agree.
 
-The snapshot is ``{"player": <engine player_view()>, "full": <engine full_view()>}`` for the current
-position, so that reads never touch the engine. The full view holds hidden cards (stock order,
-reserve below its top): it stays on the server until the game is over, see ``games.api``.
+``views`` is ``{"player": <engine player_view()>, "full": <engine full_view()>}`` of the current
+position, so that reads never touch the engine; ``views_version`` says which shape of the engine's
+views it holds (:data:`VIEWS_VERSION`). Views of an older version are never served: they are
+rebuilt from the log when read (``games.services.views_of``) and stored again at the next write.
+The full view holds hidden cards (stock order, reserve below its top): it stays on the server until
+the game is over, see ``games.payloads``.
+
+A daily attempt still in progress when its UTC day ends is *closed*: it stands as it was, with
+status ``resigned``, ``day_over`` set and its clock stopped at the day's end. That is decided in
+one place, :meth:`Game.apply_day_end`: reads apply it to the row in memory, and only the code
+that holds the row locked (playing, resigning) and the periodic ``close_daily_attempts`` command
+write it.
 """
 
 from __future__ import annotations
@@ -19,7 +28,31 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.clock import day_end
 from games.engine import DealCode
+
+#: The shape of the engine views stored in ``Game.views``. Raise it whenever the engine's
+#: ``player_view()`` or ``full_view()`` changes shape; stored views of another version are
+#: rebuilt from the log.
+VIEWS_VERSION = 1
+
+
+class GameQuerySet(models.QuerySet["Game"]):
+    def with_status(self, status: str, today: dt.date) -> GameQuerySet:
+        """Games whose status, with their day's end applied (:meth:`Game.apply_day_end`), is
+        ``status``: a daily attempt still open in the database after its day counts as resigned."""
+        expired = Q(kind=Game.Kind.DAILY, status=Game.Status.IN_PROGRESS, daily_date__lt=today)
+        if status == Game.Status.IN_PROGRESS:
+            return self.filter(status=status).exclude(expired)
+        if status == Game.Status.RESIGNED:
+            return self.filter(Q(status=status) | expired)
+        return self.filter(status=status)
+
+    def open_after_day_end(self, today: dt.date) -> GameQuerySet:
+        """Daily attempts still in progress in the database although their day is over."""
+        return self.filter(
+            kind=Game.Kind.DAILY, status=Game.Status.IN_PROGRESS, daily_date__lt=today
+        )
 
 
 class Game(models.Model):
@@ -56,10 +89,7 @@ class Game(models.Model):
         help_text="Closed as it stood when its day ended (result 'closed')",
     )
     score = models.PositiveIntegerField(default=0)
-    # `actions` and `ply` count the same thing — every logged action, undos included — under the
-    # leaderboard's name and the move log's name.
-    actions = models.PositiveIntegerField(default=0)
-    ply = models.PositiveIntegerField(default=0)
+    ply = models.PositiveIntegerField(default=0, help_text="Actions logged, undos included")
     undos = models.PositiveIntegerField(default=0)
     foundation_cards = models.PositiveSmallIntegerField(default=1)
 
@@ -67,7 +97,12 @@ class Game(models.Model):
     started_at = models.DateTimeField(null=True, blank=True, help_text="Time of the first action")
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    snapshot = models.JSONField(default=dict, help_text="Cache: engine views of the position")
+    views = models.JSONField(default=dict, help_text="Cache: engine views of the position")
+    views_version = models.PositiveSmallIntegerField(
+        default=0, help_text="Shape of the cached views; another than the current is rebuilt"
+    )
+
+    objects = GameQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -87,7 +122,7 @@ class Game(models.Model):
         indexes = [
             # A day's board: every attempt of that day, ranked by status, cards, actions.
             models.Index(
-                fields=["daily_date", "status", "-foundation_cards", "actions"],
+                fields=["daily_date", "status", "-foundation_cards", "ply"],
                 condition=Q(kind="daily"),
                 name="games_daily_board",
             ),
@@ -127,11 +162,30 @@ class Game(models.Model):
         """A practice code is always shown; a daily deal's code only once its day is over."""
         return not self.is_daily or self.day_is_over(today)
 
+    def apply_day_end(self, today: dt.date) -> bool:
+        """Close this daily attempt if it is still in progress and its day is over: it stands as
+        it is, with status ``resigned``, ``day_over`` set and ``finished_at`` at the day's end (so
+        its time runs to the end of its day, whenever the closing is seen). Changes this object
+        only; returns whether it changed. The one definition of a day's end for an attempt."""
+        if not self.is_in_progress or not self.day_is_over(today):
+            return False
+        assert self.daily_date is not None
+        self.status = self.Status.RESIGNED
+        self.day_over = True
+        self.finished_at = day_end(self.daily_date)
+        return True
 
-class Move(models.Model):
-    """One logged action: ``token`` was played in position ``ply`` (0 = the deal)."""
+    #: The fields :meth:`apply_day_end` changes, for ``save(update_fields=...)``.
+    DAY_END_FIELDS = ("status", "day_over", "finished_at")
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    def views_are_current(self) -> bool:
+        return self.views_version == VIEWS_VERSION and bool(self.views)
+
+
+class LoggedAction(models.Model):
+    """One entry of a game's log: ``token`` was played in position ``ply`` (0 = the deal)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="log")
     ply = models.PositiveIntegerField()
     token = models.CharField(max_length=16)
     score_after = models.PositiveIntegerField()

@@ -1,14 +1,15 @@
 """The only code that changes games. Views, websocket consumers, management commands and the
-leaderboard all call these functions; nothing else writes a ``Game`` or a ``Move``.
+leaderboard all call these functions; nothing else writes a ``Game`` or its log.
 
 Every change happens in one transaction with the game's row locked (``select_for_update``; SQLite
-serialises writers anyway), checks the action with the rules engine, appends it to the move log and
-refreshes the cached counters and snapshot from the engine. The engine is rebuilt from the deal code
+serialises writers anyway), checks the action with the rules engine, appends it to the log and
+refreshes the cached counters and views from the engine. The engine is rebuilt from the deal code
 and the logged tokens on each action: the engine replays ~100k actions a second, so a game of a few
-hundred actions costs a few milliseconds, and the cache can never drift from the log. Signals
-(``games.signals``) go out once the transaction has committed.
+hundred actions costs a few milliseconds, and the cache can never drift from the log. The signal
+``games.signals.standing_changed`` goes out once the transaction has committed.
 
-Errors are :class:`GameError` with a machine code and the HTTP status the API answers with.
+Refusals are :class:`games.errors.GameError` with a machine code; the API and the consumers
+decide what each code means to their clients.
 """
 
 from __future__ import annotations
@@ -16,42 +17,33 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypedDict
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from canfield_site.api_errors import ApiError
 from games import signals
+from games.clock import utc_today
 from games.engine import (
     Action,
     DealCode,
+    FullView,
     GameRecord,
     IllegalAction,
     InvalidCode,
     NotationError,
+    PlayerView,
 )
 from games.engine import Game as Engine
-from games.models import Game, Move
+from games.errors import GameError, not_found
+from games.models import VIEWS_VERSION, Game, LoggedAction
 
 User: TypeAlias = AbstractBaseUser | AnonymousUser
 #: A tap: ``{"tap": "T2", "index": 0, "double_click": True}``; index ``None`` (or absent) is the
 #: pile's top card, and double_click defaults to true.
 Tap: TypeAlias = Mapping[str, Any]
-
-
-class GameError(ApiError):
-    """A refused request; the API answers ``status`` with ``{"code", "message", **extra}``.
-
-    ``GameError(409, "stale_ply", "…", ply=12)``. A subclass of the site's ``ApiError``, so any
-    view calling a service answers in the API's error format without catching anything.
-    """
-
-
-def not_found() -> GameError:
-    return GameError(404, "not_found", "No such game.")
 
 
 @dataclass(frozen=True)
@@ -65,31 +57,40 @@ class PlayResult:
     replayed: bool = False
 
 
-# --- time -------------------------------------------------------------------------------------
-
-
-def utc_today(now: dt.datetime | None = None) -> dt.date:
-    return (now or timezone.now()).astimezone(dt.UTC).date()
-
-
-def day_end(day: dt.date) -> dt.datetime:
-    """The instant a UTC day ends: midnight UTC at the start of the next day."""
-    return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
-
-
 # --- reading ----------------------------------------------------------------------------------
 
 
-def load_engine(game: Game) -> Engine:
-    """The engine's game for ``game``, rebuilt from its deal code and its move log."""
+def tokens_of(game: Game) -> list[str]:
+    """The game's log as tokens, in order."""
+    return list(game.log.order_by("ply").values_list("token", flat=True))
+
+
+def load_engine(game: Game, tokens: Iterable[str] | None = None) -> Engine:
+    """The engine's game for ``game``, rebuilt from its deal code and its log (``tokens``: the
+    logged tokens, when the caller has already read them)."""
     engine = Engine(game.deal_code)
-    for token in game.moves.order_by("ply").values_list("token", flat=True):
+    for token in tokens_of(game) if tokens is None else tokens:
         engine.push(Action.parse(token))
     return engine
 
 
-def snapshot_of(engine: Engine) -> dict[str, Any]:
+class GameViews(TypedDict):
+    """What ``Game.views`` caches: the engine's views of the game's position."""
+
+    player: PlayerView
+    full: FullView
+
+
+def views_from(engine: Engine) -> GameViews:
     return {"player": engine.player_view(), "full": engine.full_view()}
+
+
+def views_of(game: Game) -> GameViews:
+    """The cached views of ``game``'s position; rebuilt from the log (not saved: reads never
+    write) when they are of another version than the engine's current one."""
+    if game.views_are_current():
+        return game.views  # type: ignore[no-any-return]
+    return views_from(load_engine(game))
 
 
 def find_game(game_id: int) -> Game | None:
@@ -98,22 +99,20 @@ def find_game(game_id: int) -> Game | None:
 
 
 def get_game(game_id: int, user: User) -> Game:
-    """The user's own game, or ``GameError`` 404; a daily game whose day ended is closed first."""
+    """The user's own game, or ``GameError`` ``not_found``."""
     game = find_game(game_id)
     if game is None or not user.is_authenticated or game.owner_id != user.pk:
         raise not_found()
-    close_expired_daily(game)
     return game
 
 
 def games_of(user: AbstractBaseUser) -> QuerySet[Game]:
-    """The user's games, newest first (their daily games whose day ended are closed first)."""
-    close_expired_dailies(owner=user)
+    """The user's games, newest first."""
     return Game.objects.filter(owner=user).select_related("owner")
 
 
 def can_view_record(user: User, game: Game) -> bool:
-    """Who may read a game's record (its move log): its owner, always. Anyone else: a practice
+    """Who may read a game's record (its log): its owner, always. Anyone else: a practice
     game once it is over; a daily game once its day is over; a daily game of today once their
     own ranked attempt at today's deal is over (PRODUCT.md, "Fair play")."""
     if user.is_authenticated and game.owner_id == user.pk:
@@ -134,7 +133,7 @@ def game_record(game: Game, tokens: Iterable[str] | None = None) -> GameRecord:
     """The engine's record of ``game``: code, player, date, result, score and every action
     (``tokens``: the logged tokens, when the caller has already read them)."""
     if tokens is None:
-        tokens = game.moves.order_by("ply").values_list("token", flat=True)
+        tokens = tokens_of(game)
     day = game.daily_date or (game.started_at or game.created_at).astimezone(dt.UTC).date()
     return GameRecord(
         code=game.deal_code,
@@ -146,38 +145,11 @@ def game_record(game: Game, tokens: Iterable[str] | None = None) -> GameRecord:
     )
 
 
-def record(game: Game, today: dt.date | None = None) -> dict[str, Any]:
-    """The game's record as the API gives it: JSON fields, the move log, and the text notation.
-
-    A daily deal's code is left out — ``None``, and no ``Code`` header in the text — until its
-    day is over.
-    """
-    moves = list(game.moves.order_by("ply").values_list("ply", "token", "score_after"))
-    text = game_record(game, [token for _, token, _ in moves]).text()
-    code_public = game.code_is_public(today or utc_today())
-    if not code_public:
-        text = "".join(line for line in text.splitlines(True) if not line.startswith("[Code "))
-    return {
-        "id": game.pk,
-        "code": game.code if code_public else None,
-        "draw": game.draw,
-        "variant": game.variant,
-        "player": game.owner.get_username(),
-        "kind": game.kind,
-        "daily_date": game.daily_date.isoformat() if game.daily_date else None,
-        "status": game.status,
-        "result": game.result,
-        "score": game.score,
-        "moves": [{"ply": ply, "token": token, "score": score} for ply, token, score in moves],
-        "text": text,
-    }
-
-
-def states(game: Game) -> list[dict[str, Any]]:
+def states(game: Game, tokens: Iterable[str] | None = None) -> list[PlayerView]:
     """The player's view after each ply, from the deal (index 0) to the last action."""
     engine = Engine(game.deal_code)
     views = [engine.player_view()]
-    for token in game.moves.order_by("ply").values_list("token", flat=True):
+    for token in tokens_of(game) if tokens is None else tokens:
         engine.push(Action.parse(token))
         views.append(engine.player_view())
     return views
@@ -186,22 +158,19 @@ def states(game: Game) -> list[dict[str, Any]]:
 # --- changing ---------------------------------------------------------------------------------
 
 
-def _on_commit_signals(game: Game, finished: bool) -> None:
-    def send() -> None:
-        signals.standing_changed.send(sender=Game, game=game)
-        if finished:
-            signals.game_finished.send(sender=Game, game=game)
-
-    transaction.on_commit(send)
+def _announce(game: Game) -> None:
+    """Tell listeners (the leaderboard) once the transaction that changed ``game`` commits."""
+    transaction.on_commit(lambda: signals.standing_changed.send(sender=Game, game=game))
 
 
 def _sync(game: Game, engine: Engine) -> None:
     """Copy the engine's counters and views into the cached fields of ``game`` (not saved)."""
     game.score = engine.score
-    game.ply = game.actions = engine.ply
+    game.ply = engine.ply
     game.undos = engine.undos
     game.foundation_cards = engine.foundation_cards
-    game.snapshot = snapshot_of(engine)
+    game.views = views_from(engine)
+    game.views_version = VIEWS_VERSION
 
 
 def new_game(
@@ -217,7 +186,7 @@ def new_game(
     replace them — the same layout played another way, as the deal format allows.
 
     A daily game needs ``code`` and ``daily_date``; a second one for the same owner and day is
-    ``GameError`` 409 ``attempt_exists``. A bad code is 400 ``invalid_code``.
+    ``attempt_exists``. A bad code is ``invalid_code``.
     """
     try:
         if code is None:
@@ -231,7 +200,7 @@ def new_game(
                     variant or deal.variant,  # type: ignore[arg-type]
                 )
     except InvalidCode as exc:
-        raise GameError(400, "invalid_code", str(exc)) from None
+        raise GameError("invalid_code", str(exc)) from None
     if kind == Game.Kind.DAILY:
         if daily_date is None or code is None:
             raise ValueError("a daily game needs its code and its daily_date")
@@ -254,28 +223,40 @@ def new_game(
     try:
         with transaction.atomic():
             game.save()
-            _on_commit_signals(game, finished=False)
+            _announce(game)
     except IntegrityError:
         if kind == Game.Kind.DAILY:
             raise GameError(
-                409, "attempt_exists", "You already have your ranked attempt at this daily deal."
+                "attempt_exists", "You already have your ranked attempt at this daily deal."
             ) from None
         raise
     return game
 
 
-def _locked(game_id: int, user: User) -> Game:
+def _locked(game_id: int, user: User | None) -> Game:
+    """The game's row, locked until the transaction ends: ``user``'s own (``None``: anyone's)."""
     game = Game.objects.select_for_update().filter(pk=game_id).first()
-    if game is None or not user.is_authenticated or game.owner_id != user.pk:
+    if game is None or (
+        user is not None and (not user.is_authenticated or game.owner_id != user.pk)
+    ):
         raise not_found()
     return game
+
+
+def _write_day_end(game: Game, today: dt.date) -> bool:
+    """Under the row lock: close ``game`` if its day is over, and write it."""
+    if not game.apply_day_end(today):
+        return False
+    game.save(update_fields=Game.DAY_END_FIELDS)
+    _announce(game)
+    return True
 
 
 def _parse(token: str) -> Action:
     try:
         return Action.parse(token)
     except NotationError as exc:
-        raise GameError(400, "bad_notation", str(exc)) from None
+        raise GameError("bad_notation", str(exc)) from None
 
 
 def _resolve(engine: Engine, action: str | Tap) -> Action | None:
@@ -290,17 +271,16 @@ def _resolve(engine: Engine, action: str | Tap) -> Action | None:
             double_click=bool(action.get("double_click", True)),
         )
     except NotationError as exc:
-        raise GameError(400, "bad_notation", str(exc)) from None
+        raise GameError("bad_notation", str(exc)) from None
 
 
 def _game_over(game: Game) -> GameError:
     how = {"won": "is won", "resigned": "was resigned", "closed": "was closed when its day ended"}
-    return GameError(409, "game_over", f"This game {how[game.result]}: it accepts no more actions.")
+    return GameError("game_over", f"This game {how[game.result]}: it accepts no more actions.")
 
 
 def _stale(game: Game, ply: int) -> GameError:
     return GameError(
-        409,
         "stale_ply",
         f"The action was made in position {ply}, but the game is at position {game.ply}; "
         "reload the game.",
@@ -314,15 +294,15 @@ def play(game_id: int, user: User, ply: int, action: str | Tap) -> PlayResult:
 
     ``ply == game.ply`` applies it. A request that repeats the last applied action
     (``ply == game.ply - 1`` and the same resolved token) is answered again with the current
-    state, not applied twice. Any other ply is 409 ``stale_ply``. Errors: 404 ``not_found``
-    (no such game, or not the user's), 409 ``game_over``, 400 ``bad_notation``,
-    400 ``illegal_action`` (with the engine's reason).
+    state, not applied twice. Any other ply is ``stale_ply``. Errors: ``not_found`` (no such
+    game, or not the user's), ``game_over``, ``bad_notation``, ``illegal_action`` (with the
+    engine's reason).
     """
     if isinstance(action, str):
-        _parse(action)  # malformed input is 400 whatever the game and position
+        _parse(action)  # malformed input is refused whatever the game and position
     with transaction.atomic():
         game = _locked(game_id, user)
-        if not close_expired_daily(game):
+        if not _write_day_end(game, utc_today()):
             return _play(game, ply, action)
     raise _game_over(game)  # closed just now: the closing is committed, the action refused
 
@@ -342,30 +322,29 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     try:
         engine.push(resolved)
     except IllegalAction as exc:
-        raise GameError(400, "illegal_action", str(exc)) from None
+        raise GameError("illegal_action", str(exc)) from None
 
     token = resolved.token()
     try:  # (no savepoint: on an error the whole transaction rolls back)
-        Move.objects.create(game=game, ply=ply, token=token, score_after=engine.score)
+        LoggedAction.objects.create(game=game, ply=ply, token=token, score_after=engine.score)
     except IntegrityError:  # a concurrent writer got there first (the row lock prevents it)
         raise _stale(game, ply) from None
     _sync(game, engine)
     now = timezone.now()
     if game.started_at is None:
         game.started_at = now
-    finished = engine.is_won()
-    if finished:
+    if engine.is_won():
         game.status = Game.Status.WON
         game.finished_at = now
     game.save()
-    _on_commit_signals(game, finished)
+    _announce(game)
     return PlayResult(game, token)
 
 
 def _replay(game: Game, ply: int, action: str | Tap) -> PlayResult:
     """``ply`` is the position of the last logged action: the same action again is answered
     with the current state; anything else is stale."""
-    last = game.moves.get(ply=ply).token
+    last = game.log.get(ply=ply).token
     if isinstance(action, str):
         resolved: Action | None = _parse(action)
     else:
@@ -378,51 +357,26 @@ def _replay(game: Game, ply: int, action: str | Tap) -> PlayResult:
 
 
 def resign(game: Game | int, user: User) -> Game:
-    """End ``user``'s game as it stands: 409 ``game_over`` if it has already ended."""
+    """End ``user``'s game as it stands: ``game_over`` if it has already ended."""
     with transaction.atomic():
         game = _locked(game if isinstance(game, int) else game.pk, user)
-        if game.is_in_progress and not close_expired_daily(game):
+        if game.is_in_progress and not _write_day_end(game, utc_today()):
             game.status = Game.Status.RESIGNED
             game.finished_at = timezone.now()
             game.save(update_fields=["status", "finished_at"])
-            _on_commit_signals(game, finished=True)
+            _announce(game)
             return game
     raise _game_over(game)
 
 
-def close_expired_daily(game: Game, today: dt.date | None = None) -> bool:
-    """Close a daily attempt still in progress when its UTC day has ended: it stands as it is,
-    with status ``resigned``, ``day_over`` set and ``finished_at`` at the day's end (so its time
-    runs to the end of the day, whenever the closing happens). Returns whether it closed it.
-
-    Safe without a lock: the update applies only while the row is still in progress.
-    """
-    if not game.is_in_progress or not game.day_is_over(today or utc_today()):
-        return False
-    assert game.daily_date is not None
-    finished_at = day_end(game.daily_date)
-    closed = Game.objects.filter(pk=game.pk, status=Game.Status.IN_PROGRESS).update(
-        status=Game.Status.RESIGNED, day_over=True, finished_at=finished_at
-    )
-    if not closed:
-        game.refresh_from_db()
-        return False
-    game.status = Game.Status.RESIGNED
-    game.day_over = True
-    game.finished_at = finished_at
-    _on_commit_signals(game, finished=True)
-    return True
-
-
-def close_expired_dailies(
-    today: dt.date | None = None, owner: AbstractBaseUser | None = None
-) -> int:
-    """Close every daily attempt (of ``owner``, if given) whose day has ended; returns how many.
-    For a periodic job or a board read; the game endpoints also close lazily, one by one."""
+def close_daily_attempts(today: dt.date | None = None) -> dict[dt.date, int]:
+    """Write the closing of every daily attempt still open in the database after its day ended
+    (the periodic job; reads already show them closed). Returns how many closed, per day."""
     today = today or utc_today()
-    expired = Game.objects.filter(
-        kind=Game.Kind.DAILY, status=Game.Status.IN_PROGRESS, daily_date__lt=today
-    )
-    if owner is not None:
-        expired = expired.filter(owner=owner)
-    return sum(close_expired_daily(game, today) for game in expired.select_related("owner"))
+    closed: dict[dt.date, int] = {}
+    expired = Game.objects.open_after_day_end(today).order_by("daily_date", "pk")
+    for game_id, day in expired.values_list("pk", "daily_date"):
+        with transaction.atomic():
+            if _write_day_end(_locked(game_id, None), today):
+                closed[day] = closed.get(day, 0) + 1
+    return closed

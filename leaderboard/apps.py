@@ -10,10 +10,6 @@ class LeaderboardConfig(AppConfig):
         from games import signals
         from leaderboard import receivers
 
-        # Both: a finish is also a change of standing; the broadcast coalesces the two.
         signals.standing_changed.connect(
             receivers.standing_changed, dispatch_uid="leaderboard.standing_changed"
-        )
-        signals.game_finished.connect(
-            receivers.standing_changed, dispatch_uid="leaderboard.game_finished"
         )

@@ -28,6 +28,7 @@ The message is serialised once, for all watchers: ``{"type": "board.update", "se
 from __future__ import annotations
 
 import asyncio
+import atexit
 import datetime as dt
 import json
 import logging
@@ -40,9 +41,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connections, transaction
 from django.db.models import F
-from django.utils import timezone
 
-from leaderboard import ranking
+from leaderboard import services
 from leaderboard.models import DailyDeal
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 DIRTY_TIMEOUT = 5
 #: A flush that fails (the database busy, Redis away) is tried this many times in all.
 FLUSH_ATTEMPTS = 3
+#: Seconds a process that is exiting waits for its scheduled broadcasts.
+EXIT_WAIT = 10
 
 
 def group_name(day: dt.date) -> str:
@@ -79,8 +81,7 @@ def next_seq(day: dt.date) -> int:
 def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, Any]:
     """The group message for a fresh update of ``day``'s board (takes a sequence number)."""
     seq = next_seq(day)  # before reading the rows: they are at least as fresh as ``seq``
-    rows, count = ranking.top_rows(day, now or timezone.now())
-    frame = {"type": "update", "date": day.isoformat(), "seq": seq, "rows": rows, "count": count}
+    frame = services.live_frame(day, "update", seq, now)
     return {"type": "board.update", "seq": seq, "text": json.dumps(frame, separators=(",", ":"))}
 
 
@@ -142,6 +143,9 @@ class _Broadcaster:
         self.pending = 0
         self.idle = threading.Condition()
         self.thread.start()
+        # A command that made a change (close_daily_attempts) lets its broadcasts go out
+        # before the process ends.
+        atexit.register(self.wait_idle, EXIT_WAIT)
 
     @classmethod
     def get(cls) -> _Broadcaster:

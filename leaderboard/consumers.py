@@ -2,10 +2,11 @@
 
 Server to client, JSON text frames, each with the day's sequence number ``seq``:
 - on connect, and in answer to ``{"type": "resync"}``:
-  ``{"type": "snapshot", "date", "seq", "rows": [the top 100 rows], "count"}``;
-- whenever standings changed: ``{"type": "update", "date", "seq", "rows", "count"}``, again the
-  fresh top 100 rows in rank order (not a diff: an update replaces the rows; at most one per
-  broadcast window, see ``leaderboard.broadcast``);
+  ``{"type": "snapshot", "date", "seq", "results": [the top 100 rows], "count"}``;
+- whenever standings changed: ``{"type": "update", "date", "seq", "results", "count"}``, again
+  the fresh top 100 rows in rank order (not a diff: an update replaces the rows; at most one per
+  broadcast window, see ``leaderboard.broadcast``). Both frames are built by
+  ``leaderboard.services.live_frame``, their rows as the REST board's (``payloads.BoardRow``);
 - ``{"type": "pong"}`` in answer to ``{"type": "ping"}``;
 - ``{"type": "error", "code", "message"}`` for a message it does not understand; nothing changes.
 
@@ -13,8 +14,9 @@ Server to client, JSON text frames, each with the day's sequence number ``seq``:
 receives a frame with a lower ``seq`` than one it already has; a client that sees ``seq`` jump by
 more than one has missed an update and may send ``{"type": "resync"}`` (at most one a second).
 
-A malformed date is answered with an error frame (``invalid_date``) and the socket is closed with
-code 4400; a day that has not begun yet, ``not_found`` and 4404.
+A refused date is answered with an error frame and the socket is closed with the code that
+:data:`CLOSE_CODES` gives the error: 4400 for a malformed date (``invalid_date``), 4404 for a day
+that has not begun yet (``not_found``).
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from canfield_site.api_errors import ApiError
+from games.errors import GameError
 from leaderboard import broadcast, services
 
-CLOSE_INVALID_DATE = 4400
-CLOSE_NOT_FOUND = 4404
+#: The websocket close code for each ``GameError`` code a connection may be refused with.
+CLOSE_CODES = {"invalid_date": 4400, "not_found": 4404}
 #: Longest client frame read; anything longer is refused unread.
 MAX_FRAME = 1024
 #: Shortest time between two resyncs of one socket, in seconds.
@@ -48,9 +50,9 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
         await self.accept()
         try:
             day = services.board_day(self.scope["url_route"]["kwargs"]["date"])
-        except ApiError as exc:
+        except GameError as exc:
             await self.send_json({"type": "error", "code": exc.code, "message": exc.message})
-            await self.close(code=CLOSE_INVALID_DATE if exc.status_code == 400 else CLOSE_NOT_FOUND)
+            await self.close(code=CLOSE_CODES[exc.code])
             return
         self.day = day
         self.group = broadcast.group_name(day)

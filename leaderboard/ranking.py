@@ -1,6 +1,6 @@
 """The order of a day's board, in one place.
 
-An attempt is on its day's board once it has had its first action (``actions > 0``; its clock
+An attempt is on its day's board once it has had its first action (``ply > 0``; its clock
 starts then): an attempt that was created but never played has no time and no standing, so it is
 left off the board and out of its counts until it starts. The order is, exactly:
 
@@ -15,7 +15,7 @@ left off the board and out of its counts until it starts. The order is, exactly:
 The score is shown beside each row but is never part of the order: a take-back from a foundation
 and placing the card again earns 5 points, and adds two actions and no card.
 
-Ranks are positions in that order, 1 for the best. ``Game.snapshot`` (the cached engine views,
+Ranks are positions in that order, 1 for the best. ``Game.views`` (the cached engine views,
 which hold hidden cards) is never read here.
 
 How it stays fast with 100,000 attempts a day (docs/performance.md, "Leaderboard"): the first three
@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_right
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
-from typing import Any
 
 from django.core.cache import cache
 from django.db.models import (
@@ -53,15 +51,14 @@ from django.db.models import (
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
-from rest_framework import serializers
 
-from games import services as games
+from games.clock import day_end
 from games.models import Game
 
 #: Rows per page of a board (and in a live snapshot or update).
 PAGE_SIZE = 100
 
-#: The columns a board row needs; nothing else of a Game is read (above all not its snapshot).
+#: The columns a board row needs; nothing else of a Game is read (above all not its cached views).
 ROW_FIELDS = (
     "id",
     "owner__username",
@@ -70,14 +67,14 @@ ROW_FIELDS = (
     "status",
     "day_over",
     "score",
-    "actions",
+    "ply",
     "foundation_cards",
     "started_at",
     "finished_at",
 )
 
 #: The full order, as ``order_by`` arguments over the annotations of :func:`ranked`.
-ORDER = ("-won_first", "-foundation_cards", "actions", "elapsed", "end_at", "id")
+ORDER = ("-won_first", "-foundation_cards", "ply", "elapsed", "end_at", "id")
 
 WON = Game.Status.WON
 NOT_WON = (Game.Status.IN_PROGRESS, Game.Status.RESIGNED)
@@ -98,12 +95,12 @@ Key = tuple[int, int, int]
 
 def attempts(day: dt.date) -> QuerySet[Game]:
     """The day's attempts that are on its board: daily games of that day with one action or more."""
-    return Game.objects.filter(DAILY, daily_date=day, actions__gt=0).order_by()
+    return Game.objects.filter(DAILY, daily_date=day, ply__gt=0).order_by()
 
 
 def clock_end(day: dt.date, now: dt.datetime) -> dt.datetime:
     """Where the clock of an attempt still open stops: now, or the day's end if that is earlier."""
-    return min(now, games.day_end(day))
+    return min(now, day_end(day))
 
 
 def ranked(day: dt.date, now: dt.datetime) -> QuerySet[Game]:
@@ -137,7 +134,7 @@ def _from(key: Key) -> Q:
     return (
         after
         | (_won(won) & Q(foundation_cards__lt=cards))
-        | (_won(won) & Q(foundation_cards=cards, actions__gte=actions))
+        | (_won(won) & Q(foundation_cards=cards, ply__gte=actions))
     )
 
 
@@ -148,7 +145,7 @@ def _until(key: Key) -> Q:
     return (
         before
         | (_won(won) & Q(foundation_cards__gt=cards))
-        | (_won(won) & Q(foundation_cards=cards, actions__lte=actions))
+        | (_won(won) & Q(foundation_cards=cards, ply__lte=actions))
     )
 
 
@@ -168,7 +165,7 @@ class Board:
     def __init__(self, day: dt.date, now: dt.datetime) -> None:
         self.day = day
         self.now = now
-        self.final = now >= games.day_end(day) + SETTLE
+        self.final = now >= day_end(day) + SETTLE
         self._in_group: dict[Group, list[tuple[int, int]]] = {}
 
     # -- counts -----------------------------------------------------------------------------------
@@ -212,10 +209,10 @@ class Board:
         return list(
             attempts(self.day)
             .filter(_won(group.won), foundation_cards=group.cards)
-            .values("actions")
+            .values("ply")
             .annotate(n=Count("*"))
-            .values_list("actions", "n")
-            .order_by("actions")
+            .values_list("ply", "n")
+            .order_by("ply")
         )
 
     def _key_at(self, position: int) -> tuple[Key, int]:
@@ -260,14 +257,14 @@ class Board:
 
     def rank_of(self, game: Game) -> int | None:
         """``game``'s rank on this board, or ``None`` if it is not on it (never started)."""
-        if game.kind != Game.Kind.DAILY or game.daily_date != self.day or not game.actions:
+        if game.kind != Game.Kind.DAILY or game.daily_date != self.day or not game.ply:
             return None
-        won, cards, actions = int(game.status == WON), game.foundation_cards, game.actions
+        won, cards, actions = int(game.status == WON), game.foundation_cards, game.ply
         group = next((g for g in self.groups if (g.won, g.cards) == (won, cards)), None)
         if group is None:
             return None
         ahead = group.before + sum(n for a, n in self._actions(group) if a < actions)
-        same = ranked(self.day, self.now).filter(_won(won), foundation_cards=cards, actions=actions)
+        same = ranked(self.day, self.now).filter(_won(won), foundation_cards=cards, ply=actions)
         mine = same.filter(pk=game.pk).values("elapsed", "end_at").first()
         if mine is None:
             return None
@@ -287,9 +284,6 @@ def rank_of(game: Game, now: dt.datetime) -> int | None:
     return Board(game.daily_date, now).rank_of(game)
 
 
-# --- rows as the API shows them -----------------------------------------------------------------
-
-
 def elapsed_of(game: Game, now: dt.datetime) -> dt.timedelta | None:
     """The attempt's time, as :func:`ranked` computes it (``None`` before its first action)."""
     if game.started_at is None:
@@ -301,39 +295,3 @@ def elapsed_of(game: Game, now: dt.datetime) -> dt.timedelta | None:
     else:
         end = now
     return end - game.started_at
-
-
-_DATETIME = serializers.DateTimeField()
-
-
-def _iso(value: dt.datetime | None) -> str | None:
-    return None if value is None else _DATETIME.to_representation(value)
-
-
-def row(game: Game, rank: int | None, now: dt.datetime) -> dict[str, Any]:
-    """A board row. Never a card, never a deal code."""
-    elapsed = elapsed_of(game, now)
-    return {
-        "rank": rank,
-        "player": game.owner.get_username(),
-        "status": game.status,
-        "result": game.result,
-        "won": game.status == WON,
-        "foundation_cards": game.foundation_cards,
-        "actions": game.actions,
-        "time_seconds": None if elapsed is None else round(elapsed.total_seconds(), 3),
-        "score": game.score,
-        "finished_at": _iso(game.finished_at),
-        "game_id": game.pk,
-    }
-
-
-def rows(games_in_order: Iterable[Game], first_rank: int, now: dt.datetime) -> list[dict[str, Any]]:
-    return [row(game, rank, now) for rank, game in enumerate(games_in_order, start=first_rank)]
-
-
-def top_rows(day: dt.date, now: dt.datetime) -> tuple[list[dict[str, Any]], int]:
-    """The first page of the day's board as rows, and how many attempts the board holds: what a
-    live snapshot or update carries."""
-    board = Board(day, now)
-    return rows(board.page(1), 1, now), board.count

@@ -9,8 +9,11 @@ from typing import Any
 
 from games.models import Game
 from leaderboard import broadcast
+from leaderboard.models import DailyDeal
 
 
 def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
     if game.kind == Game.Kind.DAILY and game.daily_date is not None:
+        if not game.is_in_progress:  # an attempt ended: its day is listed among the days
+            DailyDeal.objects.get_or_create(date=game.daily_date)
         broadcast.mark_dirty(game.daily_date)

@@ -1,8 +1,8 @@
 """The daily deal, its ranked attempts, its boards and the players' stats.
 
-Views, the websocket consumer and the management command call these functions. Games are only
-ever changed through ``games.services`` (``new_game``, ``close_expired_daily``); this module reads
-them, and keeps the leaderboard's own ``DailyDeal`` rows.
+Views and the websocket consumer call these functions. Games are only ever changed through
+``games.services`` (``new_game``); this module reads them, and keeps the leaderboard's own
+``DailyDeal`` rows. Refusals are ``games.errors.GameError``.
 
 Time is the server's: every function takes ``now`` (default ``django.utils.timezone.now()``), and
 "today" is its UTC date.
@@ -15,20 +15,30 @@ import hashlib
 import hmac
 import math
 import re
-from typing import Any
+from typing import Literal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from canfield_site.api_errors import ApiError
 from games import services as games
+from games.clock import day_end, utc_today
 from games.engine import DealCode
+from games.errors import GameError
 from games.models import Game
-from leaderboard import ranking
+from games.payloads import game_dict, iso
+from leaderboard import payloads, ranking
 from leaderboard.models import DailyDeal
+from leaderboard.payloads import (
+    BoardPage,
+    DayRow,
+    LiveFrame,
+    PlayerPage,
+    PlayerStats,
+    TodayDict,
+)
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -64,30 +74,30 @@ def daily_deal(day: dt.date) -> DealCode:
 
 def public_code(day: dt.date, now: dt.datetime | None = None) -> str | None:
     """The day's code once the day is over, else ``None``."""
-    return str(daily_deal(day)) if day < games.utc_today(now) else None
+    return str(daily_deal(day)) if day < utc_today(now) else None
 
 
 # --- dates ------------------------------------------------------------------------------------
 
 
 def parse_day(text: str) -> dt.date:
-    """A date written YYYY-MM-DD, or ``ApiError`` 400 ``invalid_date``."""
+    """A date written YYYY-MM-DD, or ``GameError`` ``invalid_date``."""
     try:
         if not _DATE.fullmatch(text):
             raise ValueError
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise ApiError(
-            400, "invalid_date", f"{text[:40]!r} is not a date: expected YYYY-MM-DD."
+        raise GameError(
+            "invalid_date", f"{text[:40]!r} is not a date: expected YYYY-MM-DD."
         ) from None
 
 
 def board_day(text: str, now: dt.datetime | None = None) -> dt.date:
-    """The day a URL names, if it has a board: 400 ``invalid_date`` for a malformed date,
-    404 ``not_found`` for a day that has not begun yet (UTC)."""
+    """The day a URL names, if it has a board: ``invalid_date`` for a malformed date,
+    ``not_found`` for a day that has not begun yet (UTC)."""
     day = parse_day(text)
-    if day > games.utc_today(now):
-        raise ApiError(404, "not_found", f"There is no daily deal for {day.isoformat()} yet.")
+    if day > utc_today(now):
+        raise GameError("not_found", f"There is no daily deal for {day.isoformat()} yet.")
     return day
 
 
@@ -107,34 +117,42 @@ def attempt_of(user: User, day: dt.date) -> Game | None:
     """``user``'s ranked attempt at the day's deal, or ``None``."""
     if not user.is_authenticated:
         return None
-    game = (
+    return (
         Game.objects.select_related("owner")
         .filter(owner_id=user.pk, kind=Game.Kind.DAILY, daily_date=day)
         .first()
     )
-    if game is not None:
-        games.close_expired_daily(game, games.utc_today())
-    return game
 
 
-def attempt_exists() -> ApiError:
-    return ApiError(
-        409, "attempt_exists", "You already have your ranked attempt at today's daily deal."
+def today(viewer: User, now: dt.datetime | None = None) -> TodayDict:
+    """Today's daily deal as the viewer sees it: the day, when it ends, and their attempt."""
+    day = utc_today(now)
+    attempt = attempt_of(viewer, day)
+    return {
+        "date": day.isoformat(),
+        "ends_at": iso(day_end(day)) or "",
+        "attempt": game_dict(attempt, day) if attempt is not None else None,
+        "code": None,
+    }
+
+
+def attempt_exists() -> GameError:
+    return GameError(
+        "attempt_exists", "You already have your ranked attempt at today's daily deal."
     )
 
 
 def start_attempt(user: AbstractBaseUser, now: dt.datetime | None = None) -> Game:
-    """Create ``user``'s one ranked attempt at today's deal: 409 ``attempt_exists`` if they have
+    """Create ``user``'s one ranked attempt at today's deal: ``attempt_exists`` if they have
     one already. Their clock starts with their first action."""
-    today = games.utc_today(now)
-    games.close_expired_dailies(owner=user)
+    today = utc_today(now)
     if attempt_of(user, today) is not None:
         raise attempt_exists()
     ensure_day(today)
     try:
         return games.new_game(user, code=daily_deal(today), kind=Game.Kind.DAILY, daily_date=today)
-    except games.GameError as exc:
-        if exc.status_code == 409:  # two requests at once: the database's constraint refused one
+    except GameError as exc:
+        if exc.code == "attempt_exists":  # two requests at once: the constraint refused one
             raise attempt_exists() from None
         raise
 
@@ -142,38 +160,26 @@ def start_attempt(user: AbstractBaseUser, now: dt.datetime | None = None) -> Gam
 # --- boards -----------------------------------------------------------------------------------
 
 
-def _close_shown(day: dt.date, shown: list[Game], today: dt.date) -> None:
-    """Close, as they stand, the attempts of a past day that are shown and still open (the
-    ``close_daily_attempts`` command closes all of them; this is the lazy path)."""
-    if day < today:
-        for game in shown:
-            if game.is_in_progress:
-                games.close_expired_daily(game, today)
-
-
 def board(
     day: dt.date, page: int = 1, viewer: User | None = None, now: dt.datetime | None = None
-) -> dict[str, Any]:
+) -> BoardPage:
     """Page ``page`` of the day's board, the viewer's own row (``me``) and the live stream's
-    current ``seq``. 404 ``not_found`` for a page past the last."""
+    current ``seq``. ``not_found`` for a page past the last."""
     now = now or timezone.now()
-    today = games.utc_today(now)
     seq = current_seq(day)  # read first: the rows are at least as fresh as this number
     standings = ranking.Board(day, now)
     count = standings.count
     pages = max(1, math.ceil(count / ranking.PAGE_SIZE))
     if page > pages:
-        raise ApiError(404, "not_found", f"The board has {pages} page(s).")
-    shown = standings.page(page)
-    _close_shown(day, shown, today)
-    rows = ranking.rows(shown, (page - 1) * ranking.PAGE_SIZE + 1, now)
+        raise GameError("not_found", f"The board has {pages} page(s).")
+    rows = payloads.rows(standings.page(page), (page - 1) * ranking.PAGE_SIZE + 1, now)
 
     me = None
     mine = attempt_of(viewer, day) if viewer is not None else None
-    if mine is not None and mine.actions:
+    if mine is not None and mine.ply:
         me = next((r for r in rows if r["game_id"] == mine.pk), None)
         if me is None:
-            me = ranking.row(mine, standings.rank_of(mine), now)
+            me = payloads.row(mine, standings.rank_of(mine), now)
     return {
         "date": day.isoformat(),
         "code": public_code(day, now),
@@ -186,48 +192,52 @@ def board(
     }
 
 
-def snapshot(day: dt.date, now: dt.datetime | None = None) -> dict[str, Any]:
-    """What a watcher of the live board receives first: the top of the board and its ``seq``."""
+def live_frame(
+    day: dt.date, kind: Literal["snapshot", "update"], seq: int, now: dt.datetime | None = None
+) -> LiveFrame:
+    """A frame of the day's live board: its top rows and attempt count, numbered ``seq`` (read
+    ``seq`` before calling: the rows are then at least as fresh as it)."""
     now = now or timezone.now()
-    seq = current_seq(day)
     standings = ranking.Board(day, now)
-    shown = standings.page(1)
-    _close_shown(day, shown, games.utc_today(now))
-    rows = ranking.rows(shown, 1, now)
     return {
-        "type": "snapshot",
+        "type": kind,
         "date": day.isoformat(),
         "seq": seq,
-        "rows": rows,
+        "results": payloads.rows(standings.page(1), 1, now),
         "count": standings.count,
     }
+
+
+def snapshot(day: dt.date, now: dt.datetime | None = None) -> LiveFrame:
+    """What a watcher of the live board receives first."""
+    return live_frame(day, "snapshot", current_seq(day), now)
 
 
 def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
     """(players, winners) of each of ``days``."""
     found = (
-        Game.objects.filter(ranking.DAILY, daily_date__in=days, actions__gt=0)
+        Game.objects.filter(ranking.DAILY, daily_date__in=days, ply__gt=0)
         .values("daily_date")
         .annotate(players=Count("id"), winners=Count("id", filter=Q(status=Game.Status.WON)))
     )
     return {r["daily_date"]: (r["players"], r["winners"]) for r in found}
 
 
-def past_days(now: dt.datetime | None = None) -> Any:
+def past_days(now: dt.datetime | None = None) -> QuerySet[DailyDeal]:
     """The days before today that had a daily deal in play, newest first (a queryset)."""
-    return DailyDeal.objects.filter(date__lt=games.utc_today(now)).order_by("-date")
+    return DailyDeal.objects.filter(date__lt=utc_today(now)).order_by("-date")
 
 
-def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[dict[str, Any]]:
+def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayRow]:
     """A page of past days with their code and counts. Counts are computed once, then stored."""
     now = now or timezone.now()
     missing = [d.date for d in days if d.players is None]
     counts = _counts(missing) if missing else {}
-    rows = []
+    rows: list[DayRow] = []
     for day in days:
         if day.players is None:
             day.players, day.winners = counts.get(day.date, (0, 0))
-            if now >= games.day_end(day.date) + COUNTS_SETTLE:
+            if now >= day_end(day.date) + COUNTS_SETTLE:
                 DailyDeal.objects.filter(date=day.date).update(
                     players=day.players, winners=day.winners
                 )
@@ -248,7 +258,7 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[dict
 def find_player(username: str) -> AbstractBaseUser:
     user = get_user_model().objects.filter(username__iexact=username).first()
     if user is None:
-        raise ApiError(404, "not_found", "No such player.")
+        raise GameError("not_found", "No such player.")
     return user
 
 
@@ -266,11 +276,11 @@ def streaks(played: list[dt.date], today: dt.date) -> tuple[int, int]:
     return current, longest
 
 
-def player_stats(user: AbstractBaseUser, now: dt.datetime | None = None) -> dict[str, Any]:
+def player_stats(user: AbstractBaseUser, now: dt.datetime | None = None) -> PlayerStats:
     """Stats over the player's daily attempts; an attempt counts as played from its first action.
     Streaks count consecutive days played (see :func:`streaks`)."""
-    today = games.utc_today(now)
-    mine = Game.objects.filter(owner=user, kind=Game.Kind.DAILY, actions__gt=0)
+    today = utc_today(now)
+    mine = Game.objects.filter(owner=user, kind=Game.Kind.DAILY, ply__gt=0)
     totals = mine.aggregate(
         played=Count("id"),
         won=Count("id", filter=Q(status=Game.Status.WON)),
@@ -288,13 +298,12 @@ def player_stats(user: AbstractBaseUser, now: dt.datetime | None = None) -> dict
     }
 
 
-def player(username: str, page: int = 1, now: dt.datetime | None = None) -> dict[str, Any]:
+def player(username: str, page: int = 1, now: dt.datetime | None = None) -> PlayerPage:
     """A player's stats and their daily attempts, newest first, with their rank on each day's
-    board (``null`` for an attempt never started). 404 ``not_found`` for an unknown player or a
+    board (``null`` for an attempt never started). ``not_found`` for an unknown player or a
     page past the last."""
     now = now or timezone.now()
     user = find_player(username)
-    games.close_expired_dailies(owner=user)
     history = (
         Game.objects.filter(owner=user, kind=Game.Kind.DAILY)
         .select_related("owner")
@@ -304,17 +313,9 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> dict
     count = history.count()
     pages = max(1, math.ceil(count / HISTORY_PAGE_SIZE))
     if page > pages:
-        raise ApiError(404, "not_found", f"The history has {pages} page(s).")
+        raise GameError("not_found", f"The history has {pages} page(s).")
     start = (page - 1) * HISTORY_PAGE_SIZE
-    rows = []
-    for game in history[start : start + HISTORY_PAGE_SIZE]:
-        assert game.daily_date is not None
-        rows.append(
-            {
-                "date": game.daily_date.isoformat(),
-                **ranking.row(game, ranking.rank_of(game, now), now),
-            }
-        )
+    rows = [payloads.history_row(game, now) for game in history[start : start + HISTORY_PAGE_SIZE]]
     return {
         "player": user.get_username(),
         "stats": player_stats(user, now),
@@ -323,27 +324,3 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> dict
         "pages": pages,
         "history": rows,
     }
-
-
-# --- closing ----------------------------------------------------------------------------------
-
-
-def close_daily_attempts(now: dt.datetime | None = None) -> dict[dt.date, int]:
-    """Close every daily attempt still open whose day is over, as it stands; returns how many
-    were closed per day. Also makes sure each of those days is listed among the past days."""
-    today = games.utc_today(now)
-    open_days = (
-        Game.objects.filter(
-            kind=Game.Kind.DAILY, status=Game.Status.IN_PROGRESS, daily_date__lt=today
-        )
-        .values_list("daily_date", flat=True)
-        .distinct()
-    )
-    closed: dict[dt.date, int] = {}
-    for day in sorted(set(open_days)):
-        ensure_day(day)
-        open_attempts = Game.objects.filter(
-            kind=Game.Kind.DAILY, status=Game.Status.IN_PROGRESS, daily_date=day
-        ).select_related("owner")
-        closed[day] = sum(games.close_expired_daily(game, today) for game in open_attempts)
-    return closed

@@ -95,7 +95,10 @@ class LogoutView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        operation_id="auth_logout", request=None, responses={204: None, **_ERRORS}, tags=["auth"]
+        operation_id="auth_logout",
+        request=None,
+        responses={204: None, 403: ErrorSerializer},
+        tags=["auth"],
     )
     def post(self, request: Request) -> Response:
         if isinstance(request.auth, Token):

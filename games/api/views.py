@@ -1,7 +1,7 @@
-"""The games endpoints: thin views over ``games.services``.
+"""The games endpoints: thin views over ``games.services`` and ``games.payloads``.
 
-Every refusal is raised by the services as ``GameError`` (an ``ApiError``) and answered by the
-site's exception handler as ``{"code", "message"}``.
+Every refusal is raised by the services as ``GameError`` and answered by the site's exception
+handler (``canfield_site.api_errors``) as ``{"code", "message"}`` with the code's status.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canfield_site.api_errors import ErrorSerializer
-from games import services
+from games import payloads, services
 from games.api.serializers import (
     ActionSerializer,
     GameListQuerySerializer,
@@ -25,8 +25,9 @@ from games.api.serializers import (
     PlayedGameSerializer,
     RecordQuerySerializer,
     RecordSerializer,
-    game_payload,
 )
+from games.clock import utc_today
+from games.errors import not_found
 
 TAGS = ["games"]
 
@@ -58,13 +59,14 @@ class GameListView(GenericAPIView):
     def get(self, request: Request) -> Response:
         query = GameListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
+        today = utc_today()
         games = services.games_of(request.user)
-        for name in ("status", "kind"):
-            if name in query.validated_data:
-                games = games.filter(**{name: query.validated_data[name]})
+        if "status" in query.validated_data:
+            games = games.with_status(query.validated_data["status"], today)
+        if "kind" in query.validated_data:
+            games = games.filter(kind=query.validated_data["kind"])
         page = self.paginate_queryset(games)
-        today = services.utc_today()
-        return self.get_paginated_response([game_payload(g, today) for g in page])
+        return self.get_paginated_response([payloads.game_dict(g, today) for g in page or []])
 
     @extend_schema(
         tags=TAGS,
@@ -81,7 +83,7 @@ class GameListView(GenericAPIView):
         body = NewGameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         game = services.new_game(request.user, **body.validated_data)
-        return Response(game_payload(game, services.utc_today()), status=status.HTTP_201_CREATED)
+        return Response(payloads.game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 
 class GameDetailView(APIView):
@@ -92,7 +94,7 @@ class GameDetailView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         game = services.get_game(pk, request.user)
-        return Response(game_payload(game, services.utc_today()))
+        return Response(payloads.game_dict(game, utc_today()))
 
 
 class GameActionView(APIView):
@@ -129,8 +131,7 @@ class GameActionView(APIView):
         body = ActionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         result = services.play(pk, request.user, body.validated_data["ply"], body.to_play())
-        payload = game_payload(result.game, services.utc_today())
-        return Response({**payload, "applied": result.applied})
+        return Response(payloads.played_game_dict(result, utc_today()))
 
 
 class GameResignView(APIView):
@@ -142,7 +143,7 @@ class GameResignView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         game = services.resign(pk, request.user)
-        return Response(game_payload(game, services.utc_today()))
+        return Response(payloads.game_dict(game, utc_today()))
 
 
 class GameRecordView(APIView):
@@ -162,9 +163,5 @@ class GameRecordView(APIView):
         if game is None or not services.can_view_record(request.user, game):
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
-            raise services.not_found()
-        services.close_expired_daily(game)
-        payload = services.record(game)
-        if query.validated_data["states"]:
-            payload["states"] = services.states(game)
-        return Response(payload)
+            raise not_found()
+        return Response(payloads.record_dict(game, utc_today(), query.validated_data["states"]))

@@ -11,7 +11,7 @@ from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
 from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
 from .errors import EngineError, GameOver, IllegalAction, InvalidCode, NotationError
-from .game import UNDO_LIMIT, Game, LegalMoves
+from .game import UNDO_LIMIT, FullView, Game, LegalMoves, PlayerView
 from .record import GameRecord, Verification, verify_record
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "Card",
     "DealCode",
     "EngineError",
+    "FullView",
     "Game",
     "GameOver",
     "IllegalAction",
@@ -34,6 +35,7 @@ __all__ = [
     "Layout",
     "LegalMoves",
     "NotationError",
+    "PlayerView",
     "card_name",
     "card_str",
     "deal",

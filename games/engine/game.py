@@ -8,7 +8,7 @@ drawn next. Every applied action leaves a small entry on a stack, enough to take
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Final, NamedTuple
+from typing import Annotated, Final, Literal, NamedTuple, TypedDict
 
 from .actions import (
     COLUMNS,
@@ -38,6 +38,74 @@ MOVE: Final = [
     ]
     for s in range(10)
 ]
+
+
+# -- the views: one typed definition each, from which the API's schema is derived ------------------
+# (``Annotated`` strings are descriptions for the API's documentation.)
+
+CardText = Annotated[str, "A card: rank A23456789TJQK then suit SHDC, e.g. 7H."]
+
+
+class ReserveView(TypedDict):
+    top: Annotated[CardText | None, "The reserve's top card; null when the reserve is empty."]
+    count: Annotated[int, "Cards in the reserve, the top one included."]
+
+
+class StockView(TypedDict):
+    count: int
+
+
+class WasteView(TypedDict):
+    count: int
+    cards: Annotated[list[CardText], "The face-up spread, bottom first; the last is playable."]
+
+
+class FoundationView(TypedDict):
+    suit: Annotated[str, "S, H, D or C."]
+    start: Annotated[str, "The starting rank (the base card's rank)."]
+    cards: Annotated[list[CardText], "Bottom first."]
+
+
+class PlayerView(TypedDict):
+    """What the player may see: never a stock card, nor a reserve card below the top."""
+
+    draw: Literal[1, 3]
+    variant: Literal["app", "classic"]
+    reserve: ReserveView
+    stock: StockView
+    waste: WasteView
+    foundations: list[FoundationView]
+    columns: Annotated[list[list[CardText]], "T1 to T4, each bottom first."]
+    score: int
+    won: bool
+    moves: Annotated[int, "Actions in effect (taken and not undone)."]
+    undos: int
+    recycles: Annotated[int, "Recycles in effect (taken and not undone)."]
+    foundation_cards: int
+    can_undo: bool
+    legal: Annotated[list[str], "Every legal action's token."]
+
+
+class FullView(TypedDict):
+    """Every card: reserve top first, stock next card first, other piles bottom first."""
+
+    code: str
+    draw: Literal[1, 3]
+    variant: Literal["app", "classic"]
+    reserve: Annotated[list[CardText], "Top first."]
+    foundations: list[list[CardText]]
+    foundation_suits: list[str]
+    columns: list[list[CardText]]
+    stock: Annotated[list[CardText], "Next card first."]
+    waste: Annotated[list[CardText], "Bottom first."]
+    score: int
+    won: bool
+    ply: int
+    moves: int
+    undos: int
+    recycles: int
+    foundation_cards: int
+    legal: list[str]
 
 
 class Entry(NamedTuple):
@@ -518,7 +586,7 @@ class Game:
             return []
         return waste[-max(self.spread, 1) :]
 
-    def _foundations_view(self) -> list[dict[str, Any]]:
+    def _foundations_view(self) -> list[FoundationView]:
         return [
             {
                 "suit": SUITS[self.foundation_suits[i]],
@@ -528,7 +596,7 @@ class Game:
             for i in range(4)
         ]
 
-    def player_view(self) -> dict[str, Any]:
+    def player_view(self) -> PlayerView:
         """What the player may see: never a stock card, nor a reserve card below the top."""
         reserve = self.piles[RESERVE]
         return {
@@ -552,7 +620,7 @@ class Game:
             "legal": [a.token() for a in self.generate_legal()],
         }
 
-    def full_view(self) -> dict[str, Any]:
+    def full_view(self) -> FullView:
         """Everything: reserve top first, stock next card first, other piles bottom first."""
         return {
             "code": str(self.code),

@@ -1,13 +1,12 @@
 """The daily deal and the leaderboard over REST: thin views over ``leaderboard.services``.
 
-Refusals are ``ApiError`` and reach the client as ``{"code", "message"}``.
+Refusals are ``games.errors.GameError`` and reach the client as ``{"code", "message"}``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -18,8 +17,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canfield_site.api_errors import ErrorSerializer
-from games import services as games
-from games.api.serializers import GameSerializer, game_payload
+from games.api.serializers import GameSerializer
+from games.clock import utc_today
+from games.payloads import game_dict
 from leaderboard import services
 from leaderboard.api.serializers import (
     BoardSerializer,
@@ -55,17 +55,7 @@ class DailyView(APIView):
         responses={200: DailySerializer},
     )
     def get(self, request: Request) -> Response:
-        now = timezone.now()
-        today = games.utc_today(now)
-        attempt = services.attempt_of(request.user, today)
-        return Response(
-            {
-                "date": today.isoformat(),
-                "ends_at": games.day_end(today).isoformat().replace("+00:00", "Z"),
-                "attempt": game_payload(attempt, today) if attempt else None,
-                "code": None,
-            }
-        )
+        return Response(services.today(request.user))
 
     @extend_schema(
         tags=TAGS,
@@ -83,7 +73,7 @@ class DailyView(APIView):
     )
     def post(self, request: Request) -> Response:
         game = services.start_attempt(request.user)
-        return Response(game_payload(game, games.utc_today()), status=status.HTTP_201_CREATED)
+        return Response(game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 
 class BoardView(APIView):

@@ -44,11 +44,6 @@ def signals_sent() -> Iterator[list[tuple[str, int]]]:
     def on_standing(sender: Any, game: Game, **kwargs: Any) -> None:
         sent.append(("standing_changed", game.pk))
 
-    def on_finished(sender: Any, game: Game, **kwargs: Any) -> None:
-        sent.append(("game_finished", game.pk))
-
     signals.standing_changed.connect(on_standing, dispatch_uid="test-standing")
-    signals.game_finished.connect(on_finished, dispatch_uid="test-finished")
     yield sent
     signals.standing_changed.disconnect(dispatch_uid="test-standing")
-    signals.game_finished.disconnect(dispatch_uid="test-finished")

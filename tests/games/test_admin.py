@@ -31,10 +31,10 @@ def test_it_changes_nothing(admin_client, game):
     assert game.score == 0
 
 
-def test_it_lists_moves(admin_client, game):
+def test_it_lists_logged_actions(admin_client, game):
     play_tokens(game, ["D"])
 
-    assert admin_client.get("/admin/games/move/").status_code == 200
+    assert admin_client.get("/admin/games/loggedaction/").status_code == 200
 
 
 def test_it_refuses_a_player(client, game):

@@ -3,10 +3,11 @@
 import datetime as dt
 
 from games import services
-from games.models import Game
+from games.models import VIEWS_VERSION, Game
 from tests.games.helpers import (
     CODE,
     WORKED_EXAMPLE,
+    engine_after,
     expected_game,
     iso,
     not_authenticated,
@@ -73,7 +74,7 @@ def test_it_shows_the_whole_final_position_of_a_finished_practice_game(owner_api
     assert len(body["full_state"]["reserve"]) == 10
 
 
-def test_it_closes_a_daily_attempt_whose_day_is_over(owner_api, daily_game, daily_code):
+def test_it_shows_a_daily_attempt_whose_day_is_over_closed(owner_api, daily_game, daily_code):
     game = daily_game
     play_tokens(game, ["D"])
     yesterday = utc_today() - dt.timedelta(days=1)
@@ -83,18 +84,45 @@ def test_it_closes_a_daily_attempt_whose_day_is_over(owner_api, daily_game, dail
 
     day_end = dt.datetime.combine(utc_today(), dt.time(), tzinfo=dt.UTC)
     assert body == expected_game(
-        game, ["D"], status="resigned", result="closed", finished_at=iso(day_end)
+        game,
+        ["D"],
+        status="resigned",
+        result="closed",
+        finished_at=iso(day_end),
+        full_state=engine_after(daily_code, ["D"]).full_view(),
     )
     assert body["code"] == daily_code  # the day is over: its code is public
-    assert body["full_state"] is not None
+    game.refresh_from_db()
+    assert game.status == "in_progress"  # a read never writes
 
 
-def test_it_reads_the_snapshot_without_replaying(owner_api, game, django_assert_max_num_queries):
+def test_it_reads_the_cached_views_without_replaying(
+    owner_api, game, django_assert_max_num_queries
+):
     play_tokens(game, WORKED_EXAMPLE)
 
-    # authentication, the game with its owner — no move log
+    # authentication, the game with its owner — no log
     with django_assert_max_num_queries(2):
-        owner_api.get(f"/api/games/{game.pk}/")
+        response = owner_api.get(f"/api/games/{game.pk}/")
+
+    assert response.status_code == 200
+    assert response.json() == expected_game(game, WORKED_EXAMPLE)
+
+
+def test_it_rebuilds_views_of_an_older_shape_from_the_log(owner_api, game):
+    play_tokens(game, WORKED_EXAMPLE)
+    stale = {"player": {"moves": 3}, "full": {}}  # as stored before a change of shape
+    Game.objects.filter(pk=game.pk).update(views=stale, views_version=0)
+
+    body = owner_api.get(f"/api/games/{game.pk}/").json()
+
+    assert body == expected_game(game, WORKED_EXAMPLE)
+    game.refresh_from_db()
+    assert (game.views, game.views_version) == (stale, 0)  # a read never writes
+    owner_api.post(f"/api/games/{game.pk}/actions/", {"ply": 3, "action": "D"})
+    game.refresh_from_db()
+    assert game.views_version == VIEWS_VERSION  # the next action stores the current shape
+    assert game.views == services.views_from(engine_after(CODE, [*WORKED_EXAMPLE, "D"]))
 
 
 def test_it_gives_the_code_of_a_practice_game(owner_api, owner):

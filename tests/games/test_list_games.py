@@ -1,8 +1,11 @@
 """GET /api/games/ — my games, newest first, paginated."""
 
+import datetime as dt
+
 import pytest
 
 from games import services
+from games.models import Game
 from tests.games.helpers import CODE, expected_game, not_authenticated
 
 
@@ -50,6 +53,19 @@ def test_it_filters(owner_api, game, daily_game, query, expected):
     body = owner_api.get(f"/api/games/{query}").json()
 
     assert [g["id"] for g in body["results"]] == [ids[name] for name in expected]
+
+
+def test_it_filters_a_daily_attempt_whose_day_is_over_as_resigned(owner_api, game, daily_game):
+    yesterday = dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)
+    Game.objects.filter(pk=daily_game.pk).update(daily_date=yesterday)  # still open in the table
+
+    in_progress = owner_api.get("/api/games/?status=in_progress").json()["results"]
+    resigned = owner_api.get("/api/games/?status=resigned").json()["results"]
+
+    assert [g["id"] for g in in_progress] == [game.pk]
+    assert [(g["id"], g["status"], g["result"]) for g in resigned] == [
+        (daily_game.pk, "resigned", "closed")
+    ]
 
 
 @pytest.mark.parametrize("query", ["?status=lost", "?kind=ranked", "?page=0"])

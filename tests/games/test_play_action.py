@@ -6,7 +6,7 @@ import pytest
 
 from games import services
 from games.engine import Action
-from games.models import Game, Move
+from games.models import Game, LoggedAction
 from tests.games.helpers import (
     CODE,
     WORKED_EXAMPLE,
@@ -22,7 +22,7 @@ from tests.games.helpers import (
 
 
 def logged(game):
-    return list(Move.objects.filter(game=game).order_by("ply").values_list("ply", "token"))
+    return list(LoggedAction.objects.filter(game=game).order_by("ply").values_list("ply", "token"))
 
 
 def test_it_plays_the_worked_example(owner_api, game):
@@ -44,19 +44,17 @@ def test_it_plays_the_worked_example(owner_api, game):
     assert state["columns"] == [["6C"], ["QS"], ["QH"], ["AS", "KH", "QC"]]
     assert state["score"] == 5
     assert logged(game) == list(enumerate(WORKED_EXAMPLE))
-    assert [m.score_after for m in game.moves.order_by("ply")] == [0, 5, 5]
+    assert [m.score_after for m in game.log.order_by("ply")] == [0, 5, 5]
 
 
-def test_it_keeps_the_snapshot_and_counters_in_step_with_the_log(owner_api, game):
+def test_it_keeps_the_cached_views_and_counters_in_step_with_the_log(owner_api, game):
     for ply, token in enumerate([*WORKED_EXAMPLE, "D", "U", "D"]):
         act(owner_api, game.pk, ply, action=token)
 
     game.refresh_from_db()
     engine = engine_after(CODE, [*WORKED_EXAMPLE, "D", "U", "D"])
-    assert game.snapshot == services.snapshot_of(engine)
-    assert (game.ply, game.actions, game.undos, game.score, game.foundation_cards) == (
-        6, 6, 1, 5, 2,
-    )  # fmt: skip
+    assert game.views == services.views_from(engine)
+    assert (game.ply, game.undos, game.score, game.foundation_cards) == (6, 1, 5, 2)
 
 
 def test_it_undoes_with_U(owner_api, game):
@@ -304,7 +302,7 @@ def test_it_finishes_a_won_game(owner_api, game, signals_sent, django_capture_on
     }
     assert (game.status, game.score, game.foundation_cards) == ("won", 255, 52)
     assert game.finished_at is not None
-    assert signals_sent == [("standing_changed", game.pk), ("game_finished", game.pk)]
+    assert signals_sent == [("standing_changed", game.pk)]
     # The winning request, repeated, is answered the same way; anything else: the game is over.
     assert act(owner_api, game.pk, len(line) - 1, action=line[-1]).json() == response.json()
     over = act(owner_api, game.pk, len(line), action="U")
@@ -343,7 +341,7 @@ def test_it_closes_a_daily_attempt_when_its_day_is_over(
     }
     daily_game.refresh_from_db()
     assert (daily_game.status, daily_game.result, daily_game.ply) == ("resigned", "closed", 1)
-    assert signals_sent == [("standing_changed", daily_game.pk), ("game_finished", daily_game.pk)]
+    assert signals_sent == [("standing_changed", daily_game.pk)]
 
 
 def test_it_plays_todays_daily_game_without_showing_its_code(owner_api, daily_game):

@@ -25,7 +25,7 @@ def test_it_resigns_my_game(owner_api, game, signals_sent, django_capture_on_com
     assert response.json() == expected_game(
         game, WORKED_EXAMPLE, status="resigned", result="resigned"
     )
-    assert signals_sent == [("standing_changed", game.pk), ("game_finished", game.pk)]
+    assert signals_sent == [("standing_changed", game.pk)]
 
 
 def test_it_resigns_a_game_before_its_first_action(owner_api, game):

@@ -78,7 +78,7 @@ def attempt(user: User, tokens: Iterable[str] = (), clock: Any | None = None, st
 def hidden_cards(game: Game) -> set[str]:
     """The cards ``game``'s player cannot see now (stock, reserve below its top)."""
     engine = Engine(game.deal_code)
-    for token in game.moves.order_by("ply").values_list("token", flat=True):
+    for token in game.log.order_by("ply").values_list("token", flat=True):
         engine.push_token(token)
     return engine.hidden_cards()
 
@@ -107,7 +107,7 @@ def expected_row(game: Game, rank: int | None, time_seconds: float | None) -> di
         "result": game.result,
         "won": game.status == "won",
         "foundation_cards": game.foundation_cards,
-        "actions": game.actions,
+        "actions": game.ply,
         "time_seconds": time_seconds,
         "score": game.score,
         "finished_at": iso(game.finished_at),

@@ -182,17 +182,24 @@ def test_it_ranks_my_row_as_the_list_does(db, clock):
         assert ranking.rank_of(game, clock.now) == position
 
 
-def test_it_publishes_a_past_days_code_and_closes_its_open_attempts(api, clock):
+def test_it_publishes_a_past_days_code_and_shows_its_open_attempts_closed(api, clock):
     open_ = attempt(player("ann"), OPENING, clock)
     clock.set(dt.datetime(2030, 6, 16, 9, 0, tzinfo=dt.UTC))
 
     body = board(api)
 
-    open_.refresh_from_db()
     assert body["code"] == CODE
-    assert (open_.status, open_.result) == ("resigned", "closed")
-    # Its clock stopped at the day's end: 10:00:01 to midnight.
-    assert body["results"] == [expected_row(open_, 1, 14 * 3600 - 1.0)]
+    # Closed as it stood, its clock stopped at the day's end: 10:00:01 to midnight.
+    assert body["results"] == [
+        {
+            **expected_row(open_, 1, 14 * 3600 - 1.0),
+            "status": "resigned",
+            "result": "closed",
+            "finished_at": "2030-06-16T00:00:00Z",
+        }
+    ]
+    open_.refresh_from_db()
+    assert open_.status == "in_progress"  # a read never writes: close_daily_attempts does
 
 
 def test_it_gives_the_live_streams_sequence_number(api, clock):

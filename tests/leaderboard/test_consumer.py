@@ -67,13 +67,13 @@ async def test_it_sends_the_top_of_the_board_on_connect():
     client, snapshot = await connect(today)
 
     expected = await db_snapshot(today)
-    assert snapshot == {**expected, "rows": snapshot["rows"]}  # times run on between the two
+    assert snapshot == {**expected, "results": snapshot["results"]}  # times run on between the two
     assert (snapshot["type"], snapshot["date"], snapshot["count"]) == (
         "snapshot",
         today.isoformat(),
         2,
     )
-    assert [(r["rank"], r["player"]) for r in snapshot["rows"]] == [(1, "ann"), (2, "bob")]
+    assert [(r["rank"], r["player"]) for r in snapshot["results"]] == [(1, "ann"), (2, "bob")]
     assert snapshot["seq"] >= 1  # the two attempts were broadcast before
     await client.disconnect()
 
@@ -97,7 +97,7 @@ async def test_it_sends_an_update_within_a_second_of_a_move():
         snapshot["seq"] + 1,
         1,
     )
-    row = update["rows"][0]
+    row = update["results"][0]
     assert (row["player"], row["rank"], row["score"], row["foundation_cards"]) == ("ann", 1, 5, 2)
     await client.disconnect()
 
@@ -138,7 +138,7 @@ async def test_it_coalesces_a_burst_of_moves():
     seqs = [f["seq"] for f in frames]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and seqs[0] > snapshot["seq"]
     last = frames[-1]
-    assert {r["player"]: r["actions"] for r in last["rows"]} == {f"p{n}": 10 for n in range(4)}
+    assert {r["player"]: r["actions"] for r in last["results"]} == {f"p{n}": 10 for n in range(4)}
     await client.disconnect()
 
 
@@ -156,7 +156,7 @@ async def test_it_answers_a_resync_with_a_fresh_snapshot():
 
     assert snapshot["type"] == "snapshot"
     assert snapshot["seq"] == update["seq"] == first["seq"] + 1
-    assert snapshot["rows"][0]["score"] == 5
+    assert snapshot["results"][0]["score"] == 5
     await client.disconnect()
 
 
@@ -261,7 +261,6 @@ def open_attempt_of(day, name):
         number=1,
         kind="daily",
         daily_date=day,
-        actions=3,
         ply=3,
         foundation_cards=2,
         started_at=start,
@@ -275,7 +274,7 @@ async def test_it_shows_a_past_day_with_its_attempts_closed():
 
     client, snapshot = await connect(yesterday)
 
-    row = snapshot["rows"][0]
+    row = snapshot["results"][0]
     assert (snapshot["count"], row["game_id"], row["status"], row["result"]) == (
         1,
         game.pk,
@@ -294,7 +293,7 @@ async def test_it_tells_watchers_of_a_finished_game():
     client, _ = await connect(today)
 
     await db_play(game, WON[-1:])
-    rows = json.loads(await next_frame(client))["rows"]
+    rows = json.loads(await next_frame(client))["results"]
 
     assert (rows[0]["status"], rows[0]["won"], rows[0]["foundation_cards"]) == ("won", True, 52)
     await client.disconnect()
@@ -308,7 +307,7 @@ async def test_it_tells_watchers_of_a_resignation():
     client, _ = await connect(today)
 
     await database_sync_to_async(lambda: games.resign(game, game.owner))()
-    rows = json.loads(await next_frame(client))["rows"]
+    rows = json.loads(await next_frame(client))["results"]
 
     assert rows[0]["status"] == "resigned"
     await client.disconnect()
@@ -357,5 +356,5 @@ async def test_it_keeps_an_idle_watcher_on_redis():
     assert await client.receive_nothing(timeout=6.5, interval=0.5)
     await db_play(game, ["R-F1"])
 
-    assert json.loads(await next_frame(client))["rows"][0]["score"] == 5
+    assert json.loads(await next_frame(client))["results"][0]["score"] == 5
     await client.disconnect()

@@ -66,12 +66,15 @@ def test_it_pages_by_30(api, clock):
     assert api.get("/api/daily/days/?page=3").status_code == 404
 
 
-def test_it_lists_a_day_whose_row_was_lost_once_the_command_closed_it(api, clock):
+def test_it_lists_a_day_whose_row_was_lost_once_the_command_closed_it(
+    api, clock, django_capture_on_commit_callbacks
+):
     game = attempt(player("ann"), OPENING, clock)
     DailyDeal.objects.all().delete()
     clock.advance(24 * 3600)
 
-    call_command("close_daily_attempts", stdout=io.StringIO())
+    with django_capture_on_commit_callbacks(execute=True):  # the closing's signal, once committed
+        call_command("close_daily_attempts", stdout=io.StringIO())
 
     assert api.get("/api/daily/days/").json()["results"] == [
         {"date": "2030-06-15", "code": CODE, "players": 1, "winners": 0}

@@ -35,22 +35,20 @@ def seed(n: int, rng: random.Random) -> None:
                 kind="daily",
                 daily_date=DAY,
                 status=status,
-                actions=rng.choice([0, 3, 3, 4, 8]) if cards < 52 else rng.choice([200, 210]),
-                ply=0,
+                ply=rng.choice([0, 3, 3, 4, 8]) if cards < 52 else rng.choice([200, 210]),
                 foundation_cards=cards,
                 started_at=started,
                 finished_at=finished,
             )
         )
     for game in games:
-        if game.actions == 0:  # never started: no clock, not on the board
+        if game.ply == 0:  # never started: no clock, not on the board
             game.started_at = game.finished_at = None
             game.status = "in_progress"
-        game.ply = game.actions
     Game.objects.bulk_create(games)
     # Another day and a practice game, which must not count.
     other = Game.objects.bulk_create(
-        [Game(owner=users[0], number=1, kind="practice", actions=5, foundation_cards=9)]
+        [Game(owner=users[0], number=1, kind="practice", ply=5, foundation_cards=9)]
     )
     assert other
 
@@ -64,7 +62,7 @@ def board(db):
 def test_it_counts_the_attempts_on_the_board(board):
     full = list(ranking.ranked(DAY, NOW))
 
-    assert board.count == len(full) == Game.objects.filter(kind="daily", actions__gt=0).count()
+    assert board.count == len(full) == Game.objects.filter(kind="daily", ply__gt=0).count()
     assert sum(g.size for g in board.groups) == board.count
 
 
@@ -88,7 +86,7 @@ def test_its_ranks_are_the_positions_in_the_full_sort(board):
 
 
 def test_it_gives_no_rank_to_an_attempt_never_started(board):
-    never = Game.objects.filter(kind="daily", actions=0).first()
+    never = Game.objects.filter(kind="daily", ply=0).first()
 
     assert never is not None and board.rank_of(never) is None
 

@@ -207,7 +207,7 @@ def test_it_reaches_a_watcher_connected_to_another_process(database, tmp_path):
                 message = json.loads(watcher.recv(timeout=left))
                 assert message["type"] == "update" and message["seq"] > seqs[-1]
                 seqs.append(message["seq"])
-                rows = {row["player"]: row for row in message["rows"]}
+                rows = {row["player"]: row for row in message["results"]}
                 if name in rows and rows[name]["score"] == 5:
                     break
             arrived = time.monotonic() - moved

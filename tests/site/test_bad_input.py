@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from games import services
-from games.models import Game, Move
+from games.models import Game, LoggedAction
 from tests.conftest import token_client
 
 KEYS = ["ply", "action", "tap", "index", "double_click", "code", "draw", "variant", "username"]
@@ -99,16 +99,20 @@ def test_it_refuses_any_bad_action_cleanly_and_changes_nothing(
     response = client.post(f"/api/games/{game.pk}/actions/", body, format="json")
     assert_clean_refusal(response)
     after = Game.objects.get(pk=game.pk)
-    assert Move.objects.filter(game=game).count() == after.ply  # the cache agrees with the log
+    assert (
+        LoggedAction.objects.filter(game=game).count() == after.ply
+    )  # the cache agrees with the log
     applied = response.status_code == 200 and after.ply == before.ply + 1
     if applied:  # an action that happened to be legal: logged once, as answered
-        assert response.json()["applied"] == Move.objects.get(game=game, ply=before.ply).token
+        assert (
+            response.json()["applied"] == LoggedAction.objects.get(game=game, ply=before.ply).token
+        )
         assert response.json()["ply"] == after.ply
     else:  # refused, a tap that does nothing, or a repeat of the last action: nothing changed
-        assert (after.ply, after.score, after.snapshot) == (
+        assert (after.ply, after.score, after.views) == (
             before.ply,
             before.score,
-            before.snapshot,
+            before.views,
         )
 
 
@@ -157,4 +161,4 @@ def test_it_refuses_a_body_that_is_not_json(player: tuple[APIClient, User]) -> N
             f"/api/games/{game.pk}/actions/", raw, content_type="application/json"
         )
         assert (response.status_code, response.json()["code"]) == (400, "malformed")
-    assert Move.objects.filter(game=game).count() == 0
+    assert LoggedAction.objects.filter(game=game).count() == 0

@@ -35,13 +35,13 @@ def test_it_describes_signup_and_its_errors(api):
     assert signup["responses"]["400"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/Error"
     }
-    assert schema["components"]["schemas"]["Error"] == {
-        "type": "object",
-        "description": "The error body, for the OpenAPI schema: "
-        "`extend_schema(responses={400: ErrorSerializer})`.",
-        "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-        "required": ["code", "message"],
-    }
+    error = schema["components"]["schemas"]["Error"]
+    assert error["description"] == (
+        "Every error: a stable machine-readable `code` and a `message` for people."
+    )
+    assert error["required"] == ["code", "message"]
+    assert set(error["properties"]) == {"code", "message", "fields", "retry_after", "ply"}
+    assert error["properties"]["fields"]["type"] == "object"
     assert set(schema["components"]["securitySchemes"]) == {"tokenAuth", "cookieAuth"}
 
 

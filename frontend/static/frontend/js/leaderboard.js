@@ -51,7 +51,7 @@ function rowElement(row) {
 
 function render(board) {
   receivedAt = Date.now();
-  rows = board.rows || board.results || [];
+  rows = board.results;
   if (board.me !== undefined) myRow = board.me;
   else myRow = rows.find((r) => r.player === me) || (myRow && myRow.rank > rows.length ? myRow : null);
   if (!rows.length) {
@@ -106,7 +106,7 @@ async function loadDays() {
   const list = root.querySelector("[data-days]");
   try {
     const data = await api.get("/api/daily/days/");
-    const days = data.results || data.days || [];
+    const days = data.results;
     for (const d of days) {
       list.append(h("li", {}, h("a", { href: `/leaderboard/${d.date}/`, "aria-current": d.date === day ? "page" : null },
         h("span", {}, formatDay(d.date)),

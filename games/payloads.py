@@ -1,0 +1,160 @@
+"""What the games API answers, each shape declared once as a ``TypedDict`` and built by one
+function. The API's schema is derived from these declarations (``canfield_site.schema``), and a
+test validates live responses against that schema: a new field is one edit here.
+
+What a payload may show is decided here, in one place:
+- ``state`` is always the engine's ``player_view()`` — never a stock card, never a reserve card
+  below its top;
+- ``code`` is ``null`` for a daily deal until its UTC day is over;
+- ``full_state`` (the engine's ``full_view()``, every card) appears only once the game is over
+  and its code is public; otherwise it is ``null``.
+
+Every builder takes ``today`` (the current UTC date) and shows a daily attempt whose day is over
+as closed (``Game.apply_day_end``, in memory: reads never write).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+from games import services
+from games.engine import FullView, PlayerView
+from games.models import Game
+
+
+@dataclass(frozen=True)
+class Format:
+    """An ``Annotated`` marker: the string's format in the API schema (``date``, ``date-time``)."""
+
+    name: str
+
+
+IsoDate = Annotated[str, Format("date")]
+IsoDateTime = Annotated[str, Format("date-time")]
+Kind = Literal["practice", "daily"]
+Status = Literal["in_progress", "won", "resigned"]
+Result = Annotated[
+    Literal["in_progress", "won", "resigned", "closed"],
+    "'closed': a daily attempt closed as it stood when its day ended.",
+]
+
+
+class GameDict(TypedDict):
+    id: int
+    kind: Kind
+    code: Annotated[str | None, "null for a daily deal until its day is over."]
+    draw: Literal[1, 3]
+    variant: Literal["app", "classic"]
+    status: Status
+    result: Result
+    player: str
+    daily_date: Annotated[IsoDate | None, "The UTC day of a daily attempt."]
+    ply: Annotated[int, "Actions logged, undos included: the next action's position."]
+    score: int
+    actions: Annotated[int, "Same as ply: every action logged, as the board counts them."]
+    undos: int
+    foundation_cards: int
+    started_at: Annotated[IsoDateTime | None, "Time of the first action."]
+    finished_at: IsoDateTime | None
+    state: PlayerView
+    full_state: Annotated[
+        FullView | None, "Every card; only for a finished game whose code is public."
+    ]
+
+
+class PlayedGameDict(GameDict):
+    applied: Annotated[str | None, "The token logged for this request; null if a tap did nothing."]
+
+
+class LogEntryDict(TypedDict):
+    ply: Annotated[int, "The position it was played in (0 = the deal)."]
+    token: str
+    score: Annotated[int, "Score after the action."]
+
+
+class RecordDict(TypedDict):
+    id: int
+    code: Annotated[str | None, "null for a daily deal until its day is over."]
+    draw: Literal[1, 3]
+    variant: Literal["app", "classic"]
+    player: str
+    kind: Kind
+    daily_date: IsoDate | None
+    status: Status
+    result: Result
+    score: int
+    moves: Annotated[list[LogEntryDict], "The log: every action, undos included, in order."]
+    text: Annotated[str, "The record in text notation (docs/notation.md)."]
+    states: NotRequired[
+        Annotated[list[PlayerView], "With ?states=1: the player's view at ply 0, 1, … N."]
+    ]
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    """A time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).isoformat().removesuffix("+00:00") + "Z"
+
+
+def game_dict(game: Game, today: dt.date) -> GameDict:
+    """The Game JSON of ``game`` as it stands on ``today`` (the current UTC date)."""
+    game.apply_day_end(today)
+    code_public = game.code_is_public(today)
+    views = services.views_of(game)
+    return {
+        "id": game.pk,
+        "kind": game.kind,  # type: ignore[typeddict-item]
+        "code": game.code if code_public else None,
+        "draw": game.draw,  # type: ignore[typeddict-item]
+        "variant": game.variant,  # type: ignore[typeddict-item]
+        "status": game.status,  # type: ignore[typeddict-item]
+        "result": game.result,  # type: ignore[typeddict-item]
+        "player": game.owner.get_username(),
+        "daily_date": game.daily_date.isoformat() if game.daily_date else None,
+        "ply": game.ply,
+        "score": game.score,
+        "actions": game.ply,
+        "undos": game.undos,
+        "foundation_cards": game.foundation_cards,
+        "started_at": iso(game.started_at),
+        "finished_at": iso(game.finished_at),
+        "state": views["player"],
+        "full_state": views["full"] if code_public and not game.is_in_progress else None,
+    }
+
+
+def played_game_dict(result: services.PlayResult, today: dt.date) -> PlayedGameDict:
+    return {**game_dict(result.game, today), "applied": result.applied}
+
+
+def record_dict(game: Game, today: dt.date, states: bool = False) -> RecordDict:
+    """The game's record: JSON fields, the log, and the text notation (with ``states``, the
+    player's view after each ply). A daily deal's code is left out — ``None``, and no ``Code``
+    header in the text — until its day is over."""
+    game.apply_day_end(today)
+    log = list(game.log.order_by("ply").values_list("ply", "token", "score_after"))
+    tokens = [token for _, token, _ in log]
+    text = services.game_record(game, tokens).text()
+    code_public = game.code_is_public(today)
+    if not code_public:
+        text = "".join(line for line in text.splitlines(True) if not line.startswith("[Code "))
+    payload: RecordDict = {
+        "id": game.pk,
+        "code": game.code if code_public else None,
+        "draw": game.draw,  # type: ignore[typeddict-item]
+        "variant": game.variant,  # type: ignore[typeddict-item]
+        "player": game.owner.get_username(),
+        "kind": game.kind,  # type: ignore[typeddict-item]
+        "daily_date": game.daily_date.isoformat() if game.daily_date else None,
+        "status": game.status,  # type: ignore[typeddict-item]
+        "result": game.result,  # type: ignore[typeddict-item]
+        "score": game.score,
+        "moves": [{"ply": ply, "token": token, "score": score} for ply, token, score in log],
+        "text": text,
+    }
+    if states:
+        payload["states"] = services.states(game, tokens)
+    return payload

@@ -1,0 +1,125 @@
+"""What the daily-deal and leaderboard API and the live board send, each shape declared once as a
+``TypedDict`` and built by one function. The API's schema is derived from these declarations
+(``canfield_site.schema``); the websocket frames are documented in ``docs/api.md``.
+
+A board row never holds a card or a deal code. Rows show an attempt as it stands at ``now``: one
+whose day is over is shown closed (``Game.apply_day_end``, in memory: reads never write).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Annotated, Literal, TypedDict
+
+from games.clock import utc_today
+from games.models import Game
+from games.payloads import GameDict, IsoDate, IsoDateTime, Result, Status, iso
+from leaderboard import ranking
+
+
+class BoardRow(TypedDict):
+    rank: Annotated[int | None, "1 for the best; null for an attempt not on the board."]
+    player: str
+    status: Status
+    result: Result
+    won: bool
+    foundation_cards: Annotated[int, "Cards on the foundations, 1 to 52."]
+    actions: Annotated[int, "Every action logged, undos included."]
+    time_seconds: Annotated[
+        float | None,
+        "Server time from the first action to the end (or to now / the day's end while open); "
+        "null before the first action.",
+    ]
+    score: Annotated[int, "Shown only: never part of the order."]
+    finished_at: IsoDateTime | None
+    game_id: Annotated[int, "For GET /api/games/<id>/record/ (a replay)."]
+
+
+class BoardPage(TypedDict):
+    date: IsoDate
+    code: Annotated[str | None, "The day's deal code; null until the day is over."]
+    count: Annotated[int, "Attempts on the board (one action or more)."]
+    page: int
+    pages: int
+    results: Annotated[list[BoardRow], "100 rows per page, in rank order."]
+    me: Annotated[BoardRow | None, "The viewer's own row, wherever it ranks; null if none."]
+    seq: Annotated[int, "The latest sequence number of the day's live stream (/ws/daily/<date>/)."]
+
+
+class LiveFrame(TypedDict):
+    """A frame of ``/ws/daily/<date>/``: the top of the board and the stream's ``seq``."""
+
+    type: Literal["snapshot", "update"]
+    date: IsoDate
+    seq: int
+    results: list[BoardRow]
+    count: int
+
+
+class TodayDict(TypedDict):
+    date: Annotated[IsoDate, "Today, UTC."]
+    ends_at: Annotated[IsoDateTime, "When today's deal ends (midnight UTC)."]
+    attempt: Annotated[GameDict | None, "My ranked attempt today, or null."]
+    code: Annotated[str | None, "Always null: published once the day is over."]
+
+
+class DayRow(TypedDict):
+    date: IsoDate
+    code: Annotated[str, "The day's deal code, public once the day is over."]
+    players: Annotated[int, "Attempts played (one action or more)."]
+    winners: int
+
+
+class PlayerStats(TypedDict):
+    played: Annotated[int, "Daily attempts with one action or more."]
+    won: int
+    win_rate: Annotated[float, "won / played, 0 to 1 (0 when none played)."]
+    best_score: int | None
+    current_streak: Annotated[
+        int,
+        "Consecutive UTC days played, ending today (or yesterday, if today's deal is not "
+        "played yet).",
+    ]
+    longest_streak: int
+
+
+class HistoryRow(BoardRow):
+    date: IsoDate
+
+
+class PlayerPage(TypedDict):
+    player: str
+    stats: PlayerStats
+    count: Annotated[int, "Daily attempts in the history."]
+    page: int
+    pages: int
+    history: Annotated[list[HistoryRow], "Newest first, 30 per page."]
+
+
+def row(game: Game, rank: int | None, now: dt.datetime) -> BoardRow:
+    """An attempt's row on its day's board, as it stands at ``now``."""
+    game.apply_day_end(utc_today(now))
+    elapsed = ranking.elapsed_of(game, now)
+    return {
+        "rank": rank,
+        "player": game.owner.get_username(),
+        "status": game.status,  # type: ignore[typeddict-item]
+        "result": game.result,  # type: ignore[typeddict-item]
+        "won": game.status == Game.Status.WON,
+        "foundation_cards": game.foundation_cards,
+        "actions": game.ply,
+        "time_seconds": None if elapsed is None else round(elapsed.total_seconds(), 3),
+        "score": game.score,
+        "finished_at": iso(game.finished_at),
+        "game_id": game.pk,
+    }
+
+
+def rows(games_in_order: Iterable[Game], first_rank: int, now: dt.datetime) -> list[BoardRow]:
+    return [row(game, rank, now) for rank, game in enumerate(games_in_order, start=first_rank)]
+
+
+def history_row(game: Game, now: dt.datetime) -> HistoryRow:
+    assert game.daily_date is not None
+    return {"date": game.daily_date.isoformat(), **row(game, ranking.rank_of(game, now), now)}

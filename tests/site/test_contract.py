@@ -1,0 +1,200 @@
+"""The schema is the contract: every endpoint's live responses, for each status the schema
+documents, validate against /api/schema/ — and every documented status is seen.
+
+Responses are validated with jsonschema against the schema that the running site serves (OpenAPI
+3.1: its schemas are JSON Schema 2020-12). To catch a payload field the schema forgets, every
+object schema is made strict here (no properties beyond the documented ones).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+from rest_framework.test import APIClient
+
+from games import services
+from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
+from tests.games.helpers import CODE, WORKED_EXAMPLE
+
+API = "urn:canfield:api"
+
+
+class Contract:
+    """Validates responses against the served schema and records which (method, path, status)
+    have been seen."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = _strict(schema)
+        self.registry = Registry().with_resource(
+            API, Resource.from_contents(self.schema, default_specification=DRAFT202012)
+        )
+        self.seen: set[tuple[str, str, str]] = set()
+
+    def documented(self) -> set[tuple[str, str, str]]:
+        return {
+            (method.upper(), path, status)
+            for path, operations in self.schema["paths"].items()
+            if path.startswith("/api/")
+            for method, operation in operations.items()
+            for status in operation["responses"]
+        }
+
+    def check(self, method: str, path: str, response: Any, status: int) -> Any:
+        """``response`` (to ``method`` on the path template ``path``) has ``status``, the schema
+        documents that status for the operation, and the body validates against it."""
+        assert response.status_code == status, (method, path, response.content[:300])
+        key = (method, path, str(status))
+        operation = self.schema["paths"][path][method.lower()]
+        assert str(status) in operation["responses"], f"{key} is not documented"
+        self.seen.add(key)
+        documented = operation["responses"][str(status)]
+        if "content" not in documented:
+            assert not response.content, key
+            return None
+        pointer = "/".join(
+            part.replace("~", "~0").replace("/", "~1")
+            for part in ("paths", path, method.lower(), "responses", str(status))
+        )
+        body = response.json()
+        validator = jsonschema.Draft202012Validator(
+            {"$ref": f"{API}#/{pointer}/content/application~1json/schema"},
+            registry=self.registry,
+            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
+        )
+        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
+        assert not errors, f"{key}: " + "; ".join(
+            f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors[:5]
+        )
+        return body
+
+
+def _strict(node: Any) -> Any:
+    """A copy of the schema where every object schema with properties admits no others."""
+    if isinstance(node, list):
+        return [_strict(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    copy = {key: _strict(value) for key, value in node.items()}
+    if copy.get("type") == "object" and "properties" in copy:
+        copy.setdefault("additionalProperties", False)
+    return copy
+
+
+@pytest.fixture
+def contract(api: APIClient) -> Contract:
+    response = api.get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    return Contract(response.json())
+
+
+def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
+    contract, api, owner, other, throttle_rates
+):
+    owner_api, other_api = token_client(owner), token_client(other)
+    check = contract.check
+    today = dt.datetime.now(dt.UTC).date()
+
+    # --- health and accounts -------------------------------------------------------------------
+    check("GET", "/api/health/", api.get("/api/health/"), 200)
+    check("GET", "/api/auth/me/", owner_api.get("/api/auth/me/"), 200)
+    check("GET", "/api/auth/me/", api.get("/api/auth/me/"), 401)
+
+    signup = "/api/auth/signup/"
+    newcomer = {"username": "newcomer", "password": PASSWORD}
+    check("POST", signup, APIClient().post(signup, newcomer), 201)  # (it logs the client in)
+    check("POST", signup, APIClient().post(signup, {"username": "x", "password": PASSWORD}), 400)
+    login = "/api/auth/login/"
+    good = {"username": "owner", "password": PASSWORD}
+    check("POST", login, APIClient().post(login, good), 200)
+    check("POST", login, APIClient().post(login, {**good, "password": "wrong"}), 400)
+    session = SessionClient()
+    session.force_login(owner)  # a logged-in session must send its CSRF token
+    check("POST", signup, session.post(signup, {"username": "later", "password": PASSWORD}), 403)
+    check("POST", login, session.post(login, good), 403)
+    logout = "/api/auth/logout/"
+    check("POST", logout, session.post(logout), 403)
+    check("POST", logout, session.post(logout, **session.csrf_headers()), 204)
+
+    # --- games ---------------------------------------------------------------------------------
+    games = "/api/games/"
+    game = check("POST", games, owner_api.post(games, {"code": CODE}), 201)
+    check("POST", games, owner_api.post(games, {"code": "CF1-D3-nope"}), 400)
+    check("POST", games, api.post(games, {}), 401)
+    check("GET", games, owner_api.get(games), 200)
+    check("GET", games, owner_api.get(games, {"status": "sideways"}), 400)
+    check("GET", games, api.get(games), 401)
+
+    detail = "/api/games/{id}/"
+    check("GET", detail, owner_api.get(f"{games}{game['id']}/"), 200)
+    check("GET", detail, other_api.get(f"{games}{game['id']}/"), 404)
+    check("GET", detail, api.get(f"{games}{game['id']}/"), 401)
+
+    actions = "/api/games/{id}/actions/"
+    url = f"{games}{game['id']}/actions/"
+    for ply, token in enumerate(WORKED_EXAMPLE):
+        check("POST", actions, owner_api.post(url, {"ply": ply, "action": token}), 200)
+    check("POST", actions, owner_api.post(url, {"ply": 3, "tap": "T3"}), 200)
+    check("POST", actions, owner_api.post(url, {"ply": 3, "action": "W-F1"}), 400)
+    check("POST", actions, owner_api.post(url, {"ply": 0, "action": "D"}), 409)
+    check("POST", actions, other_api.post(url, {"ply": 3, "action": "D"}), 404)
+    check("POST", actions, api.post(url, {"ply": 3, "action": "D"}), 401)
+    _clear_cache()
+    throttle_rates(actions="1/min")
+    check("POST", actions, owner_api.post(url, {"ply": 3, "action": "D"}), 200)
+    check("POST", actions, owner_api.post(url, {"ply": 4, "action": "D"}), 429)
+    throttle_rates(actions=None)
+
+    record = "/api/games/{id}/record/"
+    url = f"{games}{game['id']}/record/"
+    check("GET", record, owner_api.get(url, {"states": "1"}), 200)
+    check("GET", record, owner_api.get(url, {"states": "perhaps"}), 400)
+    check("GET", record, api.get(url), 401)
+    check("GET", record, other_api.get(url), 404)
+
+    resign = "/api/games/{id}/resign/"
+    url = f"{games}{game['id']}/resign/"
+    check("POST", resign, other_api.post(url), 404)
+    check("POST", resign, api.post(url), 401)
+    check("POST", resign, owner_api.post(url), 200)
+    check("POST", resign, owner_api.post(url), 409)
+    finished = check("GET", record, other_api.get(f"{games}{game['id']}/record/"), 200)
+    assert finished["result"] == "resigned"
+
+    # --- the daily deal and the leaderboard -----------------------------------------------------
+    daily = "/api/daily/"
+    check("GET", daily, api.get(daily), 200)
+    check("POST", daily, api.post(daily), 401)
+    attempt = check("POST", daily, owner_api.post(daily), 201)
+    check("POST", daily, owner_api.post(daily), 409)
+    mine = check("GET", daily, owner_api.get(daily), 200)
+    assert mine["attempt"]["id"] == attempt["id"]
+    services.play(attempt["id"], owner, 0, "D")
+
+    board = "/api/daily/{date}/board/"
+    check("GET", board, owner_api.get(f"/api/daily/{today}/board/"), 200)
+    check("GET", board, api.get("/api/daily/today/board/"), 400)
+    check("GET", board, api.get(f"/api/daily/{today + dt.timedelta(days=1)}/board/"), 404)
+
+    days = "/api/daily/days/"
+    check("GET", days, api.get(days), 200)
+    check("GET", days, api.get(days, {"page": 9}), 404)
+
+    players = "/api/players/{username}/"
+    check("GET", players, api.get("/api/players/owner/"), 200)
+    check("GET", players, api.get("/api/players/owner/", {"page": 0}), 400)
+    check("GET", players, api.get("/api/players/nobody/"), 404)
+
+    # --- rate limits, then: every documented response was seen ---------------------------------
+    _clear_cache()
+    throttle_rates(signup="1/min", login="1/min")
+    check("POST", signup, APIClient().post(signup, {"username": "one", "password": PASSWORD}), 201)
+    check("POST", signup, APIClient().post(signup, {"username": "two", "password": PASSWORD}), 429)
+    check("POST", login, APIClient().post(login, good), 200)
+    check("POST", login, APIClient().post(login, good), 429)
+
+    assert contract.documented() - contract.seen == set()
