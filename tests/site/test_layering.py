@@ -1,0 +1,68 @@
+"""The apps depend one way (STYLE.md): ``games.engine`` ← ``games`` ← ``leaderboard`` ←
+``frontend``, with ``canfield_site`` wiring them. The HTTP layer (DRF, drf-spectacular and the
+site's API code) is imported only by the apps' ``api`` packages."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTTP = ("rest_framework", "drf_spectacular", "canfield_site")
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth of the file (relative imports resolved)."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                found.add(f"{base}.{node.module}" if node.module else base)
+            else:
+                found.add(node.module or "")
+    return found
+
+
+def modules(app: str, *, outside: tuple[str, ...] = ()) -> list[Path]:
+    return [
+        path
+        for path in sorted((ROOT / app).rglob("*.py"))
+        if not any(part in outside for part in path.relative_to(ROOT / app).parts)
+    ]
+
+
+def offenders(paths: list[Path], forbidden: tuple[str, ...]) -> dict[str, list[str]]:
+    found = {}
+    for path in paths:
+        bad = sorted(m for m in imports_of(path) if m.split(".")[0] in forbidden or m in forbidden)
+        if bad:
+            found[str(path.relative_to(ROOT))] = bad
+    return found
+
+
+@pytest.mark.parametrize("app", ["games", "leaderboard"])
+def test_only_the_api_packages_import_the_http_layer(app):
+    assert offenders(modules(app, outside=("api", "migrations")), HTTP) == {}
+
+
+def test_games_never_imports_the_leaderboard_or_the_frontend():
+    assert offenders(modules("games"), ("leaderboard", "frontend")) == {}
+
+
+def test_the_leaderboard_never_imports_the_frontend():
+    assert offenders(modules("leaderboard"), ("frontend",)) == {}
+
+
+def test_the_check_sees_the_http_layer_where_it_is_allowed():
+    serializers = ROOT / "games" / "api" / "serializers.py"
+
+    assert "canfield_site.schema" in imports_of(serializers)
+    assert offenders([serializers], HTTP) == {
+        "games/api/serializers.py": ["canfield_site.schema", "rest_framework"]
+    }
