@@ -18,20 +18,19 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import django_env, free_port, machine, postgres_database, write_section
+from common import Daphne, django_env, machine, migrate, postgres_database, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
-DAPHNE = str(Path(sys.executable).with_name("daphne"))
 CONCURRENCY = (1, 16)
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test"
 BENCH_DB = "canfield_bench"
@@ -40,44 +39,13 @@ BENCH_DB = "canfield_bench"
 # --- the server ---------------------------------------------------------------------------------
 
 
-class Server:
-    def __init__(self, database_url: str) -> None:
-        self.env = django_env(database_url)
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Server:
-        subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-        )
-        self.process = subprocess.Popen(
-            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port),
-             "canfield_site.asgi:application"],
-            cwd=ROOT,
-            env=self.env,
-        )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                status, _ = Client(self.port).request("GET", "/api/health/")
-                if status == 200:
-                    return self
-            except OSError:
-                time.sleep(0.1)
-        self.__exit__()
-        raise RuntimeError("Daphne did not answer within 30 s")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+@contextmanager
+def server(database_url: str) -> Iterator[Daphne]:
+    """A migrated database and one Daphne process on it."""
+    env = django_env(database_url)
+    migrate(env)
+    with Daphne(env) as daphne:
+        yield daphne
 
 
 # --- the clients --------------------------------------------------------------------------------
@@ -189,9 +157,9 @@ def measure(endpoint: str, players: list[Player], requests: int, seconds: float)
 
 def bench(database: str, database_url: str, args: argparse.Namespace) -> list[Run]:
     runs = []
-    with Server(database_url) as server:
+    with server(database_url) as daphne:
         players = [
-            Player(server.port, f"bench{i}", args.game_length) for i in range(max(CONCURRENCY))
+            Player(daphne.port, f"bench{i}", args.game_length) for i in range(max(CONCURRENCY))
         ]
         for clients in CONCURRENCY:
             group = players[:clients]

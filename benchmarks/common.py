@@ -1,28 +1,45 @@
 """Helpers shared by the benchmark scripts; nothing to run on its own.
 
 The scripts run as ``python benchmarks/NAME.py``, which puts this directory on sys.path, and
-``import common``.
+``import common``. Live servers and the hurried player come from ``tests/support.py``, shared with
+the tests.
 """
 
 from __future__ import annotations
 
 import os
 import platform
-import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sys
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "performance.md"
 
+if str(ROOT) not in sys.path:  # the servers and players the tests use too
+    sys.path.insert(0, str(ROOT))
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.support import (  # noqa: E402
+    Daphne,
+    django_env,
+    free_port,
+    migrate,
+    next_action,
+    post_json,
+    postgres_database,
+)
+
+__all__ = [
+    "Daphne",
+    "django_env",
+    "free_port",
+    "machine",
+    "migrate",
+    "next_action",
+    "post_json",
+    "postgres_database",
+    "replace_section",
+    "write_section",
+]
 
 
 def machine(arch: bool = False) -> str:
@@ -33,41 +50,6 @@ def machine(arch: bool = False) -> str:
         + (f"{platform.machine()}, " if arch else "")
         + f"{os.cpu_count()} CPUs, load average before the run {load}"
     )
-
-
-def django_env(database_url: str, redis_url: str | None = None, **extra: str) -> dict[str, str]:
-    """The environment for a Django or Daphne subprocess: this one's without REDIS_URL and DEBUG,
-    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` if given."""
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DEBUG")}
-    env.update(
-        DJANGO_SETTINGS_MODULE="canfield_site.settings",
-        DATABASE_URL=database_url,
-        THROTTLE_ACTIONS="off",
-        THROTTLE_SIGNUP="off",
-        THROTTLE_LOGIN="off",
-        LOG_LEVEL="WARNING",
-        **extra,
-    )
-    if redis_url:
-        env["REDIS_URL"] = redis_url
-    return env
-
-
-@contextmanager
-def postgres_database(server_url: str, name: str) -> Iterator[str]:
-    """A PostgreSQL database ``name`` for the block: created through a connection to
-    ``server_url`` (after dropping a leftover of the same name) and dropped afterwards. Yields its
-    URL: ``server_url`` with the path replaced."""
-    import psycopg
-
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(server_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def replace_section(text: str, heading: str, section: str) -> str:

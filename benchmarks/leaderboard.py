@@ -28,7 +28,6 @@ import hmac
 import json
 import os
 import random
-import re
 import resource
 import secrets
 import statistics
@@ -36,23 +35,26 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from common import django_env, free_port, machine, postgres_database, write_section
+from common import (
+    Daphne,
+    django_env,
+    machine,
+    next_action,
+    post_json,
+    postgres_database,
+    write_section,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 PYTHON = sys.executable
-DAPHNE = str(Path(sys.executable).with_name("daphne"))
 POSTGRES_URL = (
     os.environ.get("DATABASE_URL", "").strip() or "postgres://postgres@127.0.0.1:5432/test"
 )
 REDIS_URL = os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"
-SCORING = re.compile(r"^(R|W|T[1-4])-F[1-4]$")
 PASSWORD = "bench-password-0123"
 
 
@@ -147,12 +149,10 @@ def seed(
                     daily_date=day,
                     status=status,
                     score=(cards - 1) * 5 + rng.choice([0, 0, 0, 5, 10]),
-                    actions=actions,
                     ply=actions,
                     foundation_cards=cards,
                     started_at=start,
                     finished_at=finished,
-                    snapshot={},
                 )
             )
         Game.objects.bulk_create(games)
@@ -178,7 +178,7 @@ def board_worker(args: argparse.Namespace) -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from games.services import utc_today
+    from games.clock import utc_today
     from leaderboard import ranking, services
 
     call_command("migrate", verbosity=0)
@@ -198,9 +198,7 @@ def board_worker(args: argparse.Namespace) -> None:
         "board page 1 (count, 100 rows, seq)": lambda: services.board(today, 1, None),
         "board page 1 with my row ranked (me)": lambda: services.board(today, 1, viewer),
         f"board page {pages} (the last)": lambda: services.board(today, pages, None),
-        "live snapshot / update rows (top 100 + count)": lambda: ranking.top_rows(
-            today, timezone.now()
-        ),
+        "live snapshot / update rows (top 100 + count)": lambda: services.snapshot(today),
         "rank of one attempt (rank_of)": lambda: ranking.rank_of(
             viewer.games.get(daily_date=today), timezone.now()
         ),
@@ -223,7 +221,7 @@ def seed_worker(args: argparse.Namespace) -> None:
     setup_django()
     from django.core.management import call_command
 
-    from games.services import utc_today
+    from games.clock import utc_today
 
     call_command("migrate", verbosity=0)
     seed(utc_today(), args.attempts, "f", random.Random(11), low=True)
@@ -259,17 +257,6 @@ def run_board(database: str, url: str, args: argparse.Namespace) -> dict[str, An
 # --- (a) live -----------------------------------------------------------------------------------
 
 
-def next_action(legal: list[str]) -> tuple[str, bool]:
-    for token in legal:
-        if SCORING.match(token):
-            return token, True
-    for prefix in ("R-T", "W-T"):
-        for token in legal:
-            if token.startswith(prefix):
-                return token, False
-    return ("D" if "D" in legal else "C"), False
-
-
 def secret_for(day: dt.date) -> str:
     """A DAILY_DEAL_SECRET whose deal of ``day`` offers a scoring move within a few actions."""
     from games.engine import Action, DealCode
@@ -287,40 +274,15 @@ def secret_for(day: dt.date) -> str:
             engine.push(Action.parse(token))
 
 
-class Http:
-    def __init__(self, port: int) -> None:
-        self.base = f"http://127.0.0.1:{port}"
-
-    def post(self, path: str, body: dict[str, Any] | None = None, token: str = "") -> Any:
-        headers = {"Content-Type": "application/json"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        request = urllib.request.Request(
-            self.base + path, json.dumps(body or {}).encode(), headers, method="POST"
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-
-    def ready(self, timeout: float = 60) -> None:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            try:
-                with urllib.request.urlopen(self.base + "/api/health/", timeout=1):
-                    return
-            except (OSError, urllib.error.URLError):
-                time.sleep(0.1)
-        raise SystemExit("Daphne never answered")
-
-
 class Player:
     """A player whose attempt stands one action before a scoring move."""
 
-    def __init__(self, http: Http, name: str) -> None:
-        self.http, self.name = http, name
-        self.token = http.post("/api/auth/signup/", {"username": name, "password": PASSWORD})[
+    def __init__(self, base: str, name: str) -> None:
+        self.base, self.name = base, name
+        self.token = self.post("/api/auth/signup/", {"username": name, "password": PASSWORD})[
             "token"
         ]
-        self.game = http.post("/api/daily/", token=self.token)
+        self.game = self.post("/api/daily/")
         for _ in range(60):
             action, scoring = next_action(self.game["state"]["legal"])
             if scoring:
@@ -330,11 +292,15 @@ class Player:
         raise SystemExit(f"{name}: no scoring move found")
 
     def move(self, action: str) -> None:
-        self.game = self.http.post(
-            f"/api/games/{self.game['id']}/actions/",
-            {"ply": self.game["ply"], "action": action},
-            self.token,
+        self.game = self.post(
+            f"/api/games/{self.game['id']}/actions/", {"ply": self.game["ply"], "action": action}
         )
+
+    def post(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        status, answer = post_json(self.base + path, body, getattr(self, "token", ""))
+        if status >= 400:
+            raise SystemExit(f"{self.name}: {path} answered {status} {answer}")
+        return answer
 
 
 async def watch(
@@ -351,7 +317,7 @@ async def watch(
             name = name_box[0]
             if name and index not in arrivals and f'"player":"{name}"' in text:
                 message = json.loads(text)
-                row = next((r for r in message["rows"] if r["player"] == name), None)
+                row = next((r for r in message["results"] if r["player"] == name), None)
                 if row is not None and row["score"] >= 5:
                     arrivals[index] = time.monotonic()
 
@@ -417,20 +383,15 @@ def run_live(layer: str, args: argparse.Namespace) -> list[dict[str, Any]]:
             check=True,
             timeout=600,
         )
-        port = free_port()
-        server = subprocess.Popen(
-            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(port)]
-            + ["canfield_site.asgi:application"],
-            cwd=ROOT,
-            env=env,
-        )
-        try:
-            http = Http(port)
-            http.ready()
+        with Daphne(env) as server:
             run_id = secrets.token_hex(3)
             for watchers in args.watchers:
-                players = [Player(http, f"b{run_id}w{watchers}m{i}") for i in range(args.moves)]
-                latencies, connected = asyncio.run(fan_out(port, watchers, players, args.deadline))
+                players = [
+                    Player(server.url, f"b{run_id}w{watchers}m{i}") for i in range(args.moves)
+                ]
+                latencies, connected = asyncio.run(
+                    fan_out(server.port, watchers, players, args.deadline)
+                )
                 results.append(
                     {
                         "layer": layer,
@@ -439,9 +400,6 @@ def run_live(layer: str, args: argparse.Namespace) -> list[dict[str, Any]]:
                         "connected": connected,
                     }
                 )
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
     return results
 
 

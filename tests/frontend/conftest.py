@@ -13,12 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +24,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_
 
 from games.engine import DealCode
 from games.engine import Game as Engine
+from tests.support import Daphne, django_env, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -45,12 +41,6 @@ CHROMIUM_ARGS = [
 PASSWORD = "felt-green-canfield-42"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _daily_secret(day: dt.date) -> str:
@@ -70,61 +60,16 @@ def _daily_secret(day: dt.date) -> str:
 def daphne_server() -> Iterator[str]:
     """The base URL of a Daphne server on a fresh database."""
     workdir = Path(tempfile.mkdtemp(prefix="canfield-browser-"))
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG"}
-    }
-    env.update(
-        DATABASE_URL=f"sqlite:///{workdir / 'db.sqlite3'}",
-        DJANGO_SETTINGS_MODULE="tests.frontend.live_settings",
-        PYTHONPATH=str(REPO),
+    env = django_env(
+        f"sqlite:///{workdir / 'db.sqlite3'}",
+        settings="tests.frontend.live_settings",
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
-        THROTTLE_SIGNUP="off",
-        THROTTLE_LOGIN="off",
-        THROTTLE_ACTIONS="off",
-        LOG_LEVEL="WARNING",
     )
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=REPO,
-        env=env,
-        check=True,
-    )
-    port = _free_port()
-    log = open(workdir / "daphne.log", "w")  # noqa: SIM115 - closed below
-    daphne = Path(sys.executable).with_name("daphne")
-    server = subprocess.Popen(
-        [str(daphne), "-b", "127.0.0.1", "-p", str(port), "canfield_site.asgi:application"],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
+    migrate(env)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if server.poll() is not None:
-                raise AssertionError(f"daphne exited: {(workdir / 'daphne.log').read_text()}")
-            try:
-                with urllib.request.urlopen(f"{base}/api/health/", timeout=1) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("daphne did not answer within 30 s")
-            time.sleep(0.1)
-        yield base
+        with Daphne(env, workdir / "daphne.log") as server:
+            yield server.url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

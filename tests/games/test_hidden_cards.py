@@ -10,6 +10,7 @@ import pytest
 
 from games import services
 from games.engine import DealCode
+from games.models import Game
 from tests.games.helpers import act, engine_after, utc_today
 
 TAP_PILES = ["S", "R", "W", "F1", "F2", "F3", "F4", "T1", "T2", "T3", "T4"]
@@ -88,5 +89,7 @@ def test_it_never_shows_the_code_of_todays_daily_deal(owner_api, owner):
 def test_it_shows_the_code_of_a_random_practice_game(owner_api):
     created = owner_api.post("/api/games/", {}).json()
 
-    assert DealCode.parse(created["code"])  # a real code, not hidden
+    game = Game.objects.get(pk=created["id"])
+    assert created["code"] == str(game.deal_code)  # the real code, not hidden
+    assert DealCode.parse(created["code"]) == game.deal_code
     assert owner_api.get(f"/api/games/{created['id']}/").json()["code"] == created["code"]

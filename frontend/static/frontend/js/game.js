@@ -4,7 +4,7 @@ import { Board, moveToken, pileName } from "./board.js";
 import { cardName } from "./cards.js";
 import { DragController } from "./drag.js";
 import { bindNewGameForm } from "./newgame.js";
-import { copyText, formatDuration, formatDay, showError, toast } from "./ui.js";
+import { copyText, formatDuration, formatDay, resultLabel, showError, toast } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
 
@@ -110,7 +110,7 @@ function drawHud() {
   root.querySelector("[data-code]").textContent = game.code || "";
   const status = root.querySelector("[data-status]");
   status.hidden = game.status === "in_progress";
-  status.textContent = game.status === "won" ? "Won" : "Resigned";
+  status.textContent = resultLabel(game.result);
   status.className = `pill pill-${game.status}`;
   undoButton.disabled = !inPlay() || !s.can_undo;
   const replay = root.querySelector("[data-replay-link]");

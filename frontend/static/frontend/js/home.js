@@ -1,7 +1,7 @@
 // Home: today's deal and my ranked attempt, practice games, my recent games.
 import { api, serverNow } from "./api.js";
 import { bindNewGameForm } from "./newgame.js";
-import { formatDay, h, showError, statusLabel, toast } from "./ui.js";
+import { formatDay, h, resultLabel, showError, toast } from "./ui.js";
 
 const dailyBody = document.querySelector("[data-daily-body]");
 const recentBox = document.querySelector("[data-recent]");
@@ -62,7 +62,7 @@ async function loadDaily() {
     );
   } else {
     dailyBody.replaceChildren(
-      h("p", {}, h(`span.pill.pill-${game.status}`, {}, statusLabel(game)), " Your attempt is over. Come back tomorrow for a new deal."),
+      h("p", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result)), " Your attempt is over. Come back tomorrow for a new deal."),
       facts(game),
       h("div.daily-status", {},
         h("a.button.primary", { href: "/leaderboard/" }, "See the leaderboard"),
@@ -92,7 +92,7 @@ async function loadRecent() {
   const rows = games.slice(0, 12).map((game) => h("tr", {},
     h("td", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
     h("td", {}, `Draw ${game.draw}${game.variant === "classic" ? " · classic" : ""}`),
-    h("td", {}, h(`span.pill.pill-${game.status}`, {}, statusLabel(game))),
+    h("td", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result))),
     h("td.num", {}, game.score),
     h("td.num", {}, game.actions),
     h("td", {}, game.status === "in_progress"

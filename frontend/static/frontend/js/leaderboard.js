@@ -1,7 +1,7 @@
 // A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
 import { api } from "./api.js";
 import { LiveBoard } from "./live.js";
-import { formatDay, formatDuration, h, showError, toast } from "./ui.js";
+import { formatDay, formatDuration, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-leaderboard]");
 const day = root.dataset.day;
@@ -17,7 +17,6 @@ let myRow = null;
 let receivedAt = Date.now();
 let previous = new Map(); // player -> row, to flash the rows that changed
 
-const RESULT = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "Playing" };
 
 function seconds(row) {
   if (row.time_seconds === null || row.time_seconds === undefined) return null;
@@ -38,7 +37,7 @@ function rowElement(row) {
     { dataset: { player: row.player } },
     h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : row.rank ?? "–"),
     h("td", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
-    h("td", {}, h(`span.pill.pill-${row.status}`, {}, RESULT[row.result] || RESULT[row.status] || row.status)),
+    h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
     h("td.num", { dataset: { col: "cards" } }, row.foundation_cards),
     h("td.num", { dataset: { col: "actions" } }, row.actions),
     h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" } }, formatDuration(seconds(row) * 1000)),

@@ -1,11 +1,10 @@
 // A player's page: stats over their daily deals and their history, with replays.
 import { api } from "./api.js";
-import { formatDay, formatDuration, h, showError } from "./ui.js";
+import { formatDay, formatDuration, h, resultLabel, showError } from "./ui.js";
 
 const root = document.querySelector("[data-profile]");
 const name = root.dataset.player;
 const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
-const RESULT = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "Playing" };
 
 function stat(key, value) {
   const el = root.querySelector(`[data-stat="${key}"]`);
@@ -44,7 +43,7 @@ async function start() {
     h("tbody", {}, history.map((row) => h("tr", {},
       h("td", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
       h("td.num", {}, row.rank ?? "–"),
-      h("td", {}, h(`span.pill.pill-${row.status}`, {}, RESULT[row.result] || row.status)),
+      h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
       h("td.num", {}, row.foundation_cards),
       h("td.num", {}, row.actions),
       h("td.num", {}, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),

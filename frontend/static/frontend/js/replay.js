@@ -2,7 +2,7 @@
 // (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { copyText, formatDay, h, showError, toast } from "./ui.js";
+import { copyText, formatDay, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-replay]");
 const gameId = root.dataset.gameId;
@@ -96,9 +96,8 @@ function drawHead() {
   root.querySelector("[data-title]").textContent = `${record.player} · ${kind} · Draw ${record.draw}`;
   document.title = `Replay: ${record.player} · Canfield Online`;
   const result = root.querySelector("[data-result]");
-  const labels = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "In progress" };
   result.hidden = false;
-  result.textContent = `${labels[record.result] || record.result} · ${record.score}`;
+  result.textContent = `${resultLabel(record.result)} · ${record.score}`;
   result.className = `pill pill-${record.status}`;
   root.querySelector("[data-code-box]").hidden = !record.code;
   root.querySelector("[data-code]").textContent = record.code || "";

@@ -62,12 +62,11 @@ export function formatDay(isoDay) {
   return d.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 }
 
-export function statusLabel(game) {
-  if (!game) return "";
-  if (game.status === "won") return "Won";
-  if (game.status === "resigned") return "Resigned";
-  if (game.status === "in_progress") return "In progress";
-  return game.status || "";
+/** How every page names a game's result (the API's `result`: won, resigned, closed, in_progress). */
+export const RESULT_LABELS = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "In progress" };
+
+export function resultLabel(result) {
+  return RESULT_LABELS[result] || result || "";
 }
 
 /** A local path to return to after logging in, never another site. */

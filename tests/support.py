@@ -1,0 +1,202 @@
+"""Helpers shared by the tests and the benchmark scripts: live servers and a hurried player.
+
+Nothing here imports Django, so that a benchmark's client process stays light; the servers run in
+processes of their own.
+
+- :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started with an environment
+  from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
+- :func:`migrate`: ``manage.py migrate`` in that environment.
+- :func:`post_json`: a JSON request with an optional token, its status and JSON answer.
+- :func:`postgres_database`: a scratch PostgreSQL database for a block.
+- :func:`next_action`: what a hurried player does next (a scoring move if there is one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DAPHNE = str(Path(sys.executable).with_name("daphne"))
+
+#: A move of one card to a foundation: it scores.
+SCORING = re.compile(r"^(R|W|T[1-4])-F[1-4]$")
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def django_env(
+    database_url: str,
+    redis_url: str | None = None,
+    *,
+    settings: str = "canfield_site.settings",
+    **extra: str,
+) -> dict[str, str]:
+    """The environment for a Django or Daphne subprocess: this one's without REDIS_URL and DEBUG,
+    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` if given."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE=settings,
+        PYTHONPATH=str(ROOT),
+        DATABASE_URL=database_url,
+        THROTTLE_ACTIONS="off",
+        THROTTLE_SIGNUP="off",
+        THROTTLE_LOGIN="off",
+        LOG_LEVEL="WARNING",
+        **extra,
+    )
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    return env
+
+
+def migrate(env: dict[str, str], timeout: float = 300) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=timeout,
+    )
+
+
+class Daphne:
+    """One Daphne process serving the site: ``with Daphne(env, log) as server: server.url``."""
+
+    def __init__(self, env: dict[str, str], log: Path | None = None, port: int = 0) -> None:
+        self.env = env
+        self.log = log
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log_file: IO[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, ready_within: float = 30) -> Daphne:
+        """Start the process and wait until it answers."""
+        if self.log is not None:
+            self._log_file = self.log.open("ab")
+        output = self._log_file if self._log_file is not None else subprocess.DEVNULL
+        self.process = subprocess.Popen(
+            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port)]
+            + ["canfield_site.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        self.wait_ready(ready_within)
+        return self
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        """Until ``/api/health/`` answers 200; fails at once if the process ends."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"Daphne exited ({self.process.returncode}): {self.output()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health/", timeout=1) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Daphne did not answer within {timeout} s: {self.output()}")
+            time.sleep(0.1)
+
+    def output(self) -> str:
+        if self.log is None or not self.log.exists():
+            return "(no log)"
+        return self.log.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        """Terminate the process (kill it if it lingers)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def __enter__(self) -> Daphne:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def post_json(
+    url: str, body: dict[str, Any] | None = None, token: str = "", timeout: float = 30
+) -> tuple[int, Any]:
+    """POST ``body`` as JSON (with ``Authorization: Token``, if given): the status and the JSON
+    answer, for errors too."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    request = urllib.request.Request(url, json.dumps(body or {}).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def next_action(legal: list[str]) -> tuple[str, bool]:
+    """What a hurried player does next: a scoring move if there is one (and True), else a card
+    from the reserve or the waste to a column, else a draw or a recycle."""
+    for token in legal:
+        if SCORING.match(token):
+            return token, True
+    for prefix in ("R-T", "W-T"):
+        for token in legal:
+            if token.startswith(prefix):
+                return token, False
+    return ("D" if "D" in legal else "C"), False
+
+
+@contextmanager
+def postgres_database(server_url: str, name: str) -> Iterator[str]:
+    """A PostgreSQL database ``name`` for the block: created through a connection to
+    ``server_url`` (after dropping a leftover of the same name) and dropped afterwards. Yields its
+    URL: ``server_url`` with the path replaced."""
+    import psycopg
+
+    admin = urlunsplit(urlsplit(server_url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
