@@ -10,7 +10,7 @@ class NotationError(EngineError):
 
 
 class InvalidCode(NotationError):
-    """A game code that does not follow the CF1 deal format."""
+    """A game code that does not follow the CF1 or CF2 deal format."""
 
 
 class IllegalAction(EngineError):
