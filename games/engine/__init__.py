@@ -10,8 +10,9 @@
 from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
 from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
-from .errors import EngineError, GameOver, IllegalAction, InvalidCode, NotationError
+from .errors import EngineError, GameOver, IllegalAction, InvalidCode, InvalidSeed, NotationError
 from .game import UNDO_LIMIT, Game, LegalMoves
+from .keyed import daily_deal_code, daily_seed, keyed_deck
 from .record import GameRecord, Verification, verify_record
 
 __all__ = [
@@ -31,12 +32,16 @@ __all__ = [
     "GameOver",
     "IllegalAction",
     "InvalidCode",
+    "InvalidSeed",
     "Layout",
     "LegalMoves",
     "NotationError",
     "card_name",
     "card_str",
+    "daily_deal_code",
+    "daily_seed",
     "deal",
+    "keyed_deck",
     "parse_card",
     "parse_tokens",
 ]

@@ -19,3 +19,7 @@ class IllegalAction(EngineError):
 
 class GameOver(IllegalAction):
     """Any action on a game that is already won."""
+
+
+class InvalidSeed(EngineError):
+    """A deal secret, day or seed that the keyed generator refuses."""
