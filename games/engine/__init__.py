@@ -10,8 +10,9 @@
 from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
 from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
-from .errors import EngineError, GameOver, IllegalAction, InvalidCode, NotationError
+from .errors import EngineError, GameOver, IllegalAction, InvalidCode, InvalidSeed, NotationError
 from .game import UNDO_LIMIT, FullView, Game, LegalMoves, PlayerView
+from .keyed import daily_deal_code, daily_seed, keyed_deck
 from .record import GameRecord, Verification, verify_record
 
 __all__ = [
@@ -32,13 +33,17 @@ __all__ = [
     "GameOver",
     "IllegalAction",
     "InvalidCode",
+    "InvalidSeed",
     "Layout",
     "LegalMoves",
     "NotationError",
     "PlayerView",
     "card_name",
     "card_str",
+    "daily_deal_code",
+    "daily_seed",
     "deal",
+    "keyed_deck",
     "parse_card",
     "parse_tokens",
 ]

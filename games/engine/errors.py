@@ -10,7 +10,7 @@ class NotationError(EngineError):
 
 
 class InvalidCode(NotationError):
-    """A game code that does not follow the CF1 deal format."""
+    """A game code that does not follow the CF1 or CF2 deal format."""
 
 
 class IllegalAction(EngineError):
@@ -19,3 +19,7 @@ class IllegalAction(EngineError):
 
 class GameOver(IllegalAction):
     """Any action on a game that is already won."""
+
+
+class InvalidSeed(EngineError):
+    """A deal secret, day or seed that the keyed generator refuses."""

@@ -24,7 +24,7 @@ from .actions import (
     Action,
 )
 from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_NAMES, SUIT_OF, SUITS, Card, card, card_str
-from .deals import DealCode, deal
+from .deals import DealCode
 from .errors import GameOver, IllegalAction, NotationError
 
 UNDO_LIMIT: Final = 100
@@ -180,7 +180,7 @@ class Game:
             code = DealCode.parse(code)
         self.code: DealCode = code
         self.classic = code.variant == "classic"
-        layout = deal(code.number)
+        layout = code.layout()
         self.base_rank = RANK_OF[layout.base]
         base_suit = SUIT_OF[layout.base]
         self.foundation_suits: tuple[int, ...] = (base_suit,) + tuple(
