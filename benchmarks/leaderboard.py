@@ -114,7 +114,7 @@ def seed(
     from leaderboard.services import daily_deal
 
     DailyDeal.objects.get_or_create(date=day)
-    number = daily_deal(day).number
+    code = str(daily_deal(day))
     now = timezone.now()
     day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
     span = max(60.0, (min(now, day_start + dt.timedelta(days=1)) - day_start).total_seconds() - 60)
@@ -144,7 +144,7 @@ def seed(
             games.append(
                 Game(
                     owner=user,
-                    number=number,
+                    code=code,
                     kind="daily",
                     daily_date=day,
                     status=status,

@@ -29,13 +29,13 @@ class GameAdmin(admin.ModelAdmin):
         "id", "owner", "code", "kind", "daily_date", "status", "score",
         "foundation_cards", "ply", "created_at",
     ]  # fmt: skip
-    list_filter = ["kind", "status", "variant", "draw", "daily_date"]
-    search_fields = ["owner__username", "id"]
+    list_filter = ["kind", "status", "daily_date"]
+    search_fields = ["owner__username", "id", "code"]
     date_hierarchy = "created_at"
     list_select_related = ["owner"]
     inlines = [LogInline]
     readonly_fields = [
-        "owner", "code", "number", "draw", "variant", "kind", "daily_date", "status", "day_over",
+        "owner", "code", "kind", "daily_date", "status", "day_over",
         "score", "ply", "undos", "foundation_cards", "created_at", "started_at", "finished_at",
         "views_version", "views",
     ]  # fmt: skip

@@ -1,10 +1,11 @@
 """Stored games and their logs.
 
-The truth about a game is its deal (``number``, ``draw``, ``variant``) plus its log (the
-``LoggedAction`` rows, one per action, undos included). Every other field of ``Game`` — the
-counters, the status and the cached ``views`` — is what the engine computes from that log. Only
-``games.services`` writes them, always in the same transaction as the action that changed them,
-and ``manage.py verify_games`` re-plays every log to prove that they agree.
+The truth about a game is its deal code (``code``: a CF1 or CF2 code, which also names the draw
+mode and the rules) plus its log (the ``LoggedAction`` rows, one per action, undos included).
+Every other field of ``Game`` — the counters, the status and the cached ``views`` — is what the
+engine computes from that log. Only ``games.services`` writes them, always in the same
+transaction as the action that changed them, and ``manage.py verify_games`` re-plays every log to
+prove that they agree.
 
 ``views`` is ``{"player": <engine player_view()>, "full": <engine full_view()>}`` of the current
 position, so that reads never touch the engine; ``views_version`` says which shape of the engine's
@@ -23,6 +24,7 @@ write it.
 from __future__ import annotations
 
 import datetime as dt
+from functools import cached_property
 
 from django.conf import settings
 from django.db import models
@@ -65,21 +67,12 @@ class Game(models.Model):
         WON = "won"
         RESIGNED = "resigned"
 
-    class Variant(models.TextChoices):
-        APP = "app"
-        CLASSIC = "classic"
-
-    class Draw(models.IntegerChoices):
-        ONE = 1, "draw 1"
-        THREE = 3, "draw 3"
-
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games"
     )
-    # 26**7 deal numbers do not fit a 32-bit integer.
-    number = models.PositiveBigIntegerField(help_text="Deal number, 0 to 26**7 - 1")
-    draw = models.PositiveSmallIntegerField(choices=Draw.choices, default=Draw.THREE)
-    variant = models.CharField(max_length=8, choices=Variant.choices, default=Variant.APP)
+    code = models.CharField(
+        max_length=64, help_text="The deal code (CF1 or CF2), with its draw mode and rules"
+    )
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.PRACTICE)
     daily_date = models.DateField(null=True, blank=True, help_text="The UTC day of a daily deal")
 
@@ -117,7 +110,6 @@ class Game(models.Model):
                 | Q(kind="practice", daily_date__isnull=True),
                 name="games_daily_date_iff_daily",
             ),
-            models.CheckConstraint(condition=Q(draw__in=[1, 3]), name="games_draw_1_or_3"),
         ]
         indexes = [
             # A day's board: every attempt of that day, ranked by status, cards, actions.
@@ -132,13 +124,17 @@ class Game(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.deal_code} {self.owner} ({self.status})"
 
-    @property
+    @cached_property
     def deal_code(self) -> DealCode:
-        return DealCode(self.number, self.draw, self.variant)  # type: ignore[arg-type]
+        return DealCode.parse(self.code)
 
     @property
-    def code(self) -> str:
-        return str(self.deal_code)
+    def draw(self) -> int:
+        return self.deal_code.draw
+
+    @property
+    def variant(self) -> str:
+        return self.deal_code.variant
 
     @property
     def is_in_progress(self) -> bool:

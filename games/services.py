@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, TypedDict
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -194,10 +194,10 @@ def new_game(
         else:
             deal = code if isinstance(code, DealCode) else DealCode.parse(code)
             if draw is not None or variant is not None:
-                deal = DealCode(
-                    deal.number,
-                    draw or deal.draw,  # type: ignore[arg-type]
-                    variant or deal.variant,  # type: ignore[arg-type]
+                deal = replace(
+                    deal,
+                    draw=draw or deal.draw,  # type: ignore[arg-type]
+                    variant=variant or deal.variant,  # type: ignore[arg-type]
                 )
     except InvalidCode as exc:
         raise GameError("invalid_code", str(exc)) from None
@@ -211,14 +211,7 @@ def new_game(
         raise ValueError(f"unknown kind of game {kind!r}")
 
     engine = Engine(deal)
-    game = Game(
-        owner=owner,
-        number=deal.number,
-        draw=deal.draw,
-        variant=deal.variant,
-        kind=kind,
-        daily_date=daily_date,
-    )
+    game = Game(owner=owner, code=str(deal), kind=kind, daily_date=daily_date)
     _sync(game, engine)
     try:
         with transaction.atomic():

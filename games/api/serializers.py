@@ -22,8 +22,9 @@ TAP_PILES = ("S", *PILE_NAMES)
 class NewGameSerializer(serializers.Serializer):
     code = serializers.CharField(
         required=False,
-        max_length=32,
-        help_text="A game code such as CF1-D3-AAAAACL; a random deal when absent.",
+        max_length=64,
+        help_text="A game code (CF1-D3-AAAAACL, or a CF2 code of any layout, such as a past "
+        "day's daily deal); a random deal when absent.",
     )
     draw = serializers.ChoiceField(
         choices=[1, 3],

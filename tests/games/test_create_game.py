@@ -1,5 +1,7 @@
 """POST /api/games/ — start a practice game."""
 
+import dataclasses
+
 import pytest
 
 from games import services
@@ -69,6 +71,45 @@ def test_it_plays_a_codes_layout_with_the_draw_asked_for(owner_api):
     body = owner_api.post("/api/games/", {"code": CODE, "draw": 1}).json()
 
     assert (body["code"], body["draw"], body["variant"]) == ("CF1-D1-AAAAACL", 1, "app")
+
+
+#: The worked example's layout as a CF2 code (docs/deal-format.md).
+CF2_CODE = "CF2-D3-6FTH6SEZNBEqW5gpkKZBnVXVGovdVsct6WFe1PZyq"
+
+
+def test_it_creates_a_game_by_cf2_code(owner_api, owner):
+    response = owner_api.post("/api/games/", {"code": CF2_CODE})
+
+    assert response.status_code == 201
+    game = Game.objects.get(owner=owner)
+    assert (game.code, response.json()["code"]) == (CF2_CODE, CF2_CODE)
+    assert response.json() == expected_game(game, [])
+    # The same layout as the CF1 code of the worked example, and it plays the same.
+    assert response.json()["state"] == engine_after(CF2_CODE, []).player_view()
+    assert (
+        engine_after(CF2_CODE, []).full_view()["reserve"]
+        == (engine_after(CODE, []).full_view()["reserve"])
+    )
+
+
+def test_it_plays_a_cf2_layout_with_the_draw_asked_for(owner_api):
+    body = owner_api.post("/api/games/", {"code": CF2_CODE, "draw": 1, "variant": "classic"}).json()
+
+    expected = dataclasses.replace(DealCode.parse(CF2_CODE), draw=1, variant="classic")
+    assert body["code"] == str(expected)
+    assert body["code"].startswith("CF2-H1-")
+    assert (body["draw"], body["variant"]) == (1, "classic")
+
+
+def test_it_refuses_a_mistyped_cf2_code(owner_api, owner):
+    mistyped = CF2_CODE[:10] + ("Z" if CF2_CODE[10] != "Z" else "Y") + CF2_CODE[11:]
+
+    response = owner_api.post("/api/games/", {"code": mistyped})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_code"
+    assert "mistyped" in response.json()["message"]
+    assert not Game.objects.filter(owner=owner).exists()
 
 
 def test_it_refuses_a_bad_code(owner_api):

@@ -258,7 +258,7 @@ def open_attempt_of(day, name):
     start = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
     return Game.objects.create(
         owner=player(name),
-        number=1,
+        code="CF1-D3-AAAAAAB",
         kind="daily",
         daily_date=day,
         ply=3,

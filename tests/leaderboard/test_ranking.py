@@ -31,7 +31,7 @@ def seed(n: int, rng: random.Random) -> None:
         games.append(
             Game(
                 owner=user,
-                number=1,
+                code="CF1-D3-AAAAAAB",
                 kind="daily",
                 daily_date=DAY,
                 status=status,
@@ -47,7 +47,9 @@ def seed(n: int, rng: random.Random) -> None:
             game.status = "in_progress"
     Game.objects.bulk_create(games)
     # A practice game, which must not count.
-    Game.objects.create(owner=users[0], number=1, kind="practice", ply=5, foundation_cards=9)
+    Game.objects.create(
+        owner=users[0], code="CF1-D3-AAAAAAB", kind="practice", ply=5, foundation_cards=9
+    )
 
 
 @pytest.fixture
