@@ -7,8 +7,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+# The runtime dependencies only (pyproject.toml, pinned by requirements.lock): no test tools.
+COPY requirements.lock .
+RUN pip install --no-cache-dir -r requirements.lock
 
 COPY . .
 # Static files are collected (and gzipped) into the image; WhiteNoise serves them.

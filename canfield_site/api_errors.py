@@ -130,8 +130,9 @@ def error_body(exc: exceptions.APIException) -> dict[str, Any]:
     detail = exc.detail
     message = str(detail) if not isinstance(detail, dict | list) else str(exc.default_detail)
     body: dict[str, Any] = {"code": code, "message": message}
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        body["retry_after"] = int(exc.wait + 0.999)
+    wait: float | None = getattr(exc, "wait", None)  # (Throttled's; its stub leaves it out)
+    if isinstance(exc, exceptions.Throttled) and wait is not None:
+        body["retry_after"] = int(wait + 0.999)
     return body
 
 

@@ -6,8 +6,7 @@ DEFAULT_THROTTLE_CLASSES, so nothing else is needed. The rates are settings.THRO
 authenticated, else its IP address (behind proxies see REST_FRAMEWORK["NUM_PROXIES"]).
 """
 
-from typing import Any
-
+from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -19,7 +18,9 @@ class ScopedThrottle(ScopedRateThrottle):
     override of REST_FRAMEWORK would go unseen; this reads the current api_settings.
     """
 
-    @property  # type: ignore[override]
-    def THROTTLE_RATES(self) -> dict[str, Any]:
-        rates: dict[str, Any] = api_settings.DEFAULT_THROTTLE_RATES
-        return rates
+    def get_rate(self) -> str | None:
+        rates = api_settings.DEFAULT_THROTTLE_RATES
+        if self.scope not in rates:
+            raise ImproperlyConfigured(f"no throttle rate for the scope {self.scope!r}")
+        rate = rates[self.scope]
+        return None if rate is None else str(rate)

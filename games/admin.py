@@ -8,9 +8,9 @@ from django.http import HttpRequest
 from games.models import Game, LoggedAction
 
 
-class LogInline(admin.TabularInline):
+class LogInline(admin.TabularInline[LoggedAction, Game]):
     model = LoggedAction
-    fields = ["ply", "token", "score_after", "created_at"]
+    fields = ("ply", "token", "score_after", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -24,7 +24,7 @@ class LogInline(admin.TabularInline):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(admin.ModelAdmin[Game]):
     list_display = [
         "id", "owner", "code", "kind", "daily_date", "status", "score",
         "foundation_cards", "ply", "created_at",
@@ -34,11 +34,11 @@ class GameAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ["owner"]
     inlines = [LogInline]
-    readonly_fields = [
+    readonly_fields = (
         "owner", "code", "kind", "daily_date", "status", "day_over",
         "score", "ply", "undos", "foundation_cards", "created_at", "started_at", "finished_at",
         "views_version", "views",
-    ]  # fmt: skip
+    )  # fmt: skip
     fields = readonly_fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -49,7 +49,7 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(LoggedAction)
-class LoggedActionAdmin(admin.ModelAdmin):
+class LoggedActionAdmin(admin.ModelAdmin[LoggedAction]):
     list_display = ["game", "ply", "token", "score_after", "created_at"]
     list_select_related = ["game"]
     search_fields = ["game__id"]

@@ -19,9 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, TypedDict
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import signals
@@ -38,9 +37,10 @@ from games.engine import (
 )
 from games.engine import Game as Engine
 from games.errors import GameError, not_found
-from games.models import VIEWS_VERSION, Game, LoggedAction
+from games.models import VIEWS_VERSION, Game, GameQuerySet, LoggedAction
 
-User: TypeAlias = AbstractBaseUser | AnonymousUser
+#: Whoever makes a request: a player, or an anonymous visitor.
+Viewer: TypeAlias = User | AnonymousUser
 #: A tap: ``{"tap": "T2", "index": 0, "double_click": True}``; index ``None`` (or absent) is the
 #: pile's top card, and double_click defaults to true.
 Tap: TypeAlias = Mapping[str, Any]
@@ -98,7 +98,7 @@ def find_game(game_id: int) -> Game | None:
     return Game.objects.select_related("owner").filter(pk=game_id).first()
 
 
-def get_game(game_id: int, user: User) -> Game:
+def get_game(game_id: int, user: Viewer) -> Game:
     """The user's own game, or ``GameError`` ``not_found``."""
     game = find_game(game_id)
     if game is None or not user.is_authenticated or game.owner_id != user.pk:
@@ -106,12 +106,12 @@ def get_game(game_id: int, user: User) -> Game:
     return game
 
 
-def games_of(user: AbstractBaseUser) -> QuerySet[Game]:
+def games_of(user: User) -> GameQuerySet:
     """The user's games, newest first."""
     return Game.objects.filter(owner=user).select_related("owner")
 
 
-def can_view_record(user: User, game: Game) -> bool:
+def can_view_record(user: Viewer, game: Game) -> bool:
     """Who may read a game's record (its log): its owner, always. Anyone else: a practice
     game once it is over; a daily game once its day is over; a daily game of today once their
     own ranked attempt at today's deal is over (PRODUCT.md, "Fair play")."""
@@ -174,7 +174,7 @@ def _sync(game: Game, engine: Engine) -> None:
 
 
 def new_game(
-    owner: AbstractBaseUser,
+    owner: User,
     code: str | DealCode | None = None,
     draw: int | None = None,
     variant: str | None = None,
@@ -226,7 +226,7 @@ def new_game(
     return game
 
 
-def _locked(game_id: int, user: User | None) -> Game:
+def _locked(game_id: int, user: Viewer | None) -> Game:
     """The game's row, locked until the transaction ends: ``user``'s own (``None``: anyone's)."""
     game = Game.objects.select_for_update().filter(pk=game_id).first()
     if game is None or (
@@ -281,7 +281,7 @@ def _stale(game: Game, ply: int) -> GameError:
     )
 
 
-def play(game_id: int, user: User, ply: int, action: str | Tap) -> PlayResult:
+def play(game_id: int, user: Viewer, ply: int, action: str | Tap) -> PlayResult:
     """Apply one action — a token (``"R-T2"``, ``"U"`` to undo) or a tap dict — made by ``user``
     in position ``ply`` of game ``game_id``.
 
@@ -349,7 +349,7 @@ def _replay(game: Game, ply: int, action: str | Tap) -> PlayResult:
     raise _stale(game, ply)
 
 
-def resign(game: Game | int, user: User) -> Game:
+def resign(game: Game | int, user: Viewer) -> Game:
     """End ``user``'s game as it stands: ``game_over`` if it has already ended."""
     with transaction.atomic():
         game = _locked(game if isinstance(game, int) else game.pk, user)
@@ -368,8 +368,9 @@ def close_daily_attempts(today: dt.date | None = None) -> dict[dt.date, int]:
     today = today or utc_today()
     closed: dict[dt.date, int] = {}
     expired = Game.objects.open_after_day_end(today).order_by("daily_date", "pk")
-    for game_id, day in expired.values_list("pk", "daily_date"):
+    for game_id in expired.values_list("pk", flat=True):
         with transaction.atomic():
-            if _write_day_end(_locked(game_id, None), today):
-                closed[day] = closed.get(day, 0) + 1
+            game = _locked(game_id, None)
+            if _write_day_end(game, today) and game.daily_date is not None:
+                closed[game.daily_date] = closed.get(game.daily_date, 0) + 1
     return closed

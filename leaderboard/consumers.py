@@ -22,8 +22,10 @@ that has not begun yet (``not_found``).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -41,7 +43,7 @@ RESYNC_INTERVAL = 1.0
 
 
 class DailyBoardConsumer(AsyncWebsocketConsumer):
-    day = None
+    day: dt.date | None = None
     group: str | None = None
     seq = -1
     last_resync = float("-inf")
@@ -64,10 +66,11 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def send_json(self, content: dict[str, Any]) -> None:
+    async def send_json(self, content: Mapping[str, object]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))
 
     async def send_snapshot(self) -> None:
+        assert self.day is not None
         snapshot = await database_sync_to_async(services.snapshot)(self.day)
         self.seq = max(self.seq, snapshot["seq"])
         await self.send_json(snapshot)

@@ -265,7 +265,8 @@ class Board:
             return None
         ahead = group.before + sum(n for a, n in self._actions(group) if a < actions)
         same = ranked(self.day, self.now).filter(_won(won), foundation_cards=cards, ply=actions)
-        mine = same.filter(pk=game.pk).values("elapsed", "end_at").first()
+        # (elapsed and end_at are annotations of ranked(), which the type plugin cannot follow)
+        mine = same.filter(pk=game.pk).values("elapsed", "end_at").first()  # type: ignore[misc]
         if mine is None:
             return None
         elapsed, end = mine["elapsed"], mine["end_at"]

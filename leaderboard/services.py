@@ -15,11 +15,10 @@ import hashlib
 import hmac
 import math
 import re
-from typing import Literal
+from typing import Final, Literal
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
@@ -29,6 +28,7 @@ from games.engine import DealCode
 from games.errors import GameError
 from games.models import Game
 from games.payloads import game_dict, iso
+from games.services import Viewer
 from leaderboard import payloads, ranking
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
@@ -40,12 +40,10 @@ from leaderboard.payloads import (
     TodayDict,
 )
 
-User = AbstractBaseUser | AnonymousUser
-
 #: How many deal numbers exist: seven letters A-Z.
 DEAL_COUNT = 26**7
-DAILY_DRAW = 3
-DAILY_VARIANT = "app"
+DAILY_DRAW: Final = 3
+DAILY_VARIANT: Final = "app"
 #: Past days per page of GET /api/daily/days/, daily attempts per page of a player's history.
 DAYS_PAGE_SIZE = 30
 HISTORY_PAGE_SIZE = 30
@@ -113,7 +111,7 @@ def current_seq(day: dt.date) -> int:
 # --- attempts ---------------------------------------------------------------------------------
 
 
-def attempt_of(user: User, day: dt.date) -> Game | None:
+def attempt_of(user: Viewer, day: dt.date) -> Game | None:
     """``user``'s ranked attempt at the day's deal, or ``None``."""
     if not user.is_authenticated:
         return None
@@ -124,7 +122,7 @@ def attempt_of(user: User, day: dt.date) -> Game | None:
     )
 
 
-def today(viewer: User, now: dt.datetime | None = None) -> TodayDict:
+def today(viewer: Viewer, now: dt.datetime | None = None) -> TodayDict:
     """Today's daily deal as the viewer sees it: the day, when it ends, and their attempt."""
     day = utc_today(now)
     attempt = attempt_of(viewer, day)
@@ -142,7 +140,7 @@ def attempt_exists() -> GameError:
     )
 
 
-def start_attempt(user: AbstractBaseUser, now: dt.datetime | None = None) -> Game:
+def start_attempt(user: User, now: dt.datetime | None = None) -> Game:
     """Create ``user``'s one ranked attempt at today's deal: ``attempt_exists`` if they have
     one already. Their clock starts with their first action."""
     today = utc_today(now)
@@ -161,7 +159,7 @@ def start_attempt(user: AbstractBaseUser, now: dt.datetime | None = None) -> Gam
 
 
 def board(
-    day: dt.date, page: int = 1, viewer: User | None = None, now: dt.datetime | None = None
+    day: dt.date, page: int = 1, viewer: Viewer | None = None, now: dt.datetime | None = None
 ) -> BoardPage:
     """Page ``page`` of the day's board, the viewer's own row (``me``) and the live stream's
     current ``seq``. ``not_found`` for a page past the last."""
@@ -220,7 +218,9 @@ def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
         .values("daily_date")
         .annotate(players=Count("id"), winners=Count("id", filter=Q(status=Game.Status.WON)))
     )
-    return {r["daily_date"]: (r["players"], r["winners"]) for r in found}
+    return {
+        r["daily_date"]: (r["players"], r["winners"]) for r in found if r["daily_date"] is not None
+    }
 
 
 def past_days(now: dt.datetime | None = None) -> QuerySet[DailyDeal]:
@@ -235,7 +235,7 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayR
     counts = _counts(missing) if missing else {}
     rows: list[DayRow] = []
     for day in days:
-        if day.players is None:
+        if day.players is None or day.winners is None:
             day.players, day.winners = counts.get(day.date, (0, 0))
             if now >= day_end(day.date) + COUNTS_SETTLE:
                 DailyDeal.objects.filter(date=day.date).update(
@@ -255,8 +255,8 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayR
 # --- players ----------------------------------------------------------------------------------
 
 
-def find_player(username: str) -> AbstractBaseUser:
-    user = get_user_model().objects.filter(username__iexact=username).first()
+def find_player(username: str) -> User:
+    user = User.objects.filter(username__iexact=username).first()
     if user is None:
         raise GameError("not_found", "No such player.")
     return user
@@ -276,7 +276,7 @@ def streaks(played: list[dt.date], today: dt.date) -> tuple[int, int]:
     return current, longest
 
 
-def player_stats(user: AbstractBaseUser, now: dt.datetime | None = None) -> PlayerStats:
+def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
     """Stats over the player's daily attempts; an attempt counts as played from its first action.
     Streaks count consecutive days played (see :func:`streaks`)."""
     today = utc_today(now)
@@ -286,7 +286,8 @@ def player_stats(user: AbstractBaseUser, now: dt.datetime | None = None) -> Play
         won=Count("id", filter=Q(status=Game.Status.WON)),
         best_score=Max("score"),
     )
-    current, longest = streaks(list(mine.values_list("daily_date", flat=True)), today)
+    days = [day for day in mine.values_list("daily_date", flat=True) if day is not None]
+    current, longest = streaks(days, today)
     played, won = totals["played"], totals["won"]
     return {
         "played": played,

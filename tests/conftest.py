@@ -36,7 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
     prefix = f"test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     caches = {alias: {**conf} for alias, conf in settings.CACHES.items()}
     caches["default"]["KEY_PREFIX"] = prefix
-    layers = {alias: {**conf} for alias, conf in settings.CHANNEL_LAYERS.items()}
+    layers: dict[str, dict[str, Any]] = {
+        alias: {**conf} for alias, conf in settings.CHANNEL_LAYERS.items()
+    }
     if "CONFIG" in layers["default"]:
         layers["default"]["CONFIG"] = {**layers["default"]["CONFIG"], "prefix": prefix}
     override_settings(
@@ -134,7 +136,7 @@ class SessionClient(APIClient):
     def __init__(self, **defaults: Any) -> None:
         super().__init__(enforce_csrf_checks=True, **defaults)
 
-    def csrf_headers(self) -> dict[str, str]:
+    def csrf_headers(self) -> dict[str, Any]:
         """The X-CSRFToken header, from the csrftoken cookie (GET /api/auth/me/ sets it)."""
         if "csrftoken" not in self.cookies:
             self.get("/api/auth/me/")

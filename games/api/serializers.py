@@ -19,7 +19,7 @@ TAP_PILES = ("S", *PILE_NAMES)
 # --- requests -----------------------------------------------------------------------------------
 
 
-class NewGameSerializer(serializers.Serializer):
+class NewGameSerializer(serializers.Serializer[Any]):
     code = serializers.CharField(
         required=False,
         max_length=64,
@@ -38,7 +38,7 @@ class NewGameSerializer(serializers.Serializer):
     )
 
 
-class ActionSerializer(serializers.Serializer):
+class ActionSerializer(serializers.Serializer[Any]):
     """Either ``action`` (a token) or ``tap`` (a pile, with ``index`` and ``double_click``)."""
 
     ply = serializers.IntegerField(
@@ -78,7 +78,7 @@ class ActionSerializer(serializers.Serializer):
         """What :func:`games.services.play` takes: the token, or the tap as a dict."""
         data = self.validated_data
         if "action" in data:
-            return data["action"]
+            return str(data["action"])
         return {
             "tap": data["tap"],
             "index": data.get("index"),
@@ -86,13 +86,13 @@ class ActionSerializer(serializers.Serializer):
         }
 
 
-class GameListQuerySerializer(serializers.Serializer):
+class GameListQuerySerializer(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Game.Status.values, required=False)
     kind = serializers.ChoiceField(choices=Game.Kind.values, required=False)
     page = serializers.IntegerField(min_value=1, required=False)
 
 
-class RecordQuerySerializer(serializers.Serializer):
+class RecordQuerySerializer(serializers.Serializer[Any]):
     states = serializers.BooleanField(
         required=False,
         default=False,

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from games import payloads, services
 from games.api.serializers import (
@@ -28,6 +29,7 @@ from games.api.serializers import (
 )
 from games.clock import utc_today
 from games.errors import not_found
+from games.models import Game
 
 TAGS = ["games"]
 
@@ -49,7 +51,7 @@ def _errors(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
     }
 
 
-class GameListView(GenericAPIView):
+class GameListView(GenericAPIView[Game]):
     @extend_schema(
         tags=TAGS,
         summary="My games, newest first",
@@ -60,7 +62,7 @@ class GameListView(GenericAPIView):
         query = GameListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         today = utc_today()
-        games = services.games_of(request.user)
+        games = services.games_of(player(request))
         if "status" in query.validated_data:
             games = games.with_status(query.validated_data["status"], today)
         if "kind" in query.validated_data:
@@ -82,7 +84,7 @@ class GameListView(GenericAPIView):
     def post(self, request: Request) -> Response:
         body = NewGameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        game = services.new_game(request.user, **body.validated_data)
+        game = services.new_game(player(request), **body.validated_data)
         return Response(payloads.game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 

@@ -247,7 +247,7 @@ class DealCode:
             raise InvalidCode(f"variant must be 'app' or 'classic', not {self.variant!r}")
 
     @classmethod
-    def parse(cls, text: str, formats: Collection[DealFormat] = FORMATS) -> DealCode:
+    def parse(cls, text: str, formats: Collection[str] = FORMATS) -> DealCode:
         """Parse ``CF1-D3-AAAAACL`` or a CF2 code, in one of ``formats``; raises
         :class:`InvalidCode` naming what is wrong. ``str(DealCode.parse(t)) == t``."""
         if not isinstance(text, str):

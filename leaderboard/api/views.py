@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from games.api.serializers import GameSerializer
 from games.clock import utc_today
@@ -28,6 +29,7 @@ from leaderboard.api.serializers import (
     PageQuerySerializer,
     PlayerSerializer,
 )
+from leaderboard.models import DailyDeal
 
 TAGS = ["daily"]
 
@@ -72,7 +74,7 @@ class DailyView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        game = services.start_attempt(request.user)
+        game = services.start_attempt(player(request))
         return Response(game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 
@@ -105,7 +107,7 @@ class DaysPagination(PageNumberPagination):
     page_size = services.DAYS_PAGE_SIZE
 
 
-class DaysView(GenericAPIView):
+class DaysView(GenericAPIView[DailyDeal]):
     permission_classes = [AllowAny]
     pagination_class = DaysPagination
     serializer_class = DaySerializer

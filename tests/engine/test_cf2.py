@@ -23,6 +23,8 @@ from games.engine import (
 from games.engine.deals import (
     BASE58,
     DECK_COUNT,
+    DrawMode,
+    Variant,
     check_characters,
     deck_of_rank,
     rank_of_deck,
@@ -34,8 +36,8 @@ from .helpers import WON_LINE, WORKED_CODE
 
 PROPERTY = settings(max_examples=200, deadline=None)
 permutations = st.permutations(range(52))
-draws = st.sampled_from([1, 3])
-variants = st.sampled_from(["app", "classic"])
+draws: st.SearchStrategy[DrawMode] = st.sampled_from([1, 3])
+variants: st.SearchStrategy[Variant] = st.sampled_from(["app", "classic"])
 #: A deck shuffled once, for the tests that want an ordinary one.
 SHUFFLED = tuple(random.Random(2026).sample(range(52), 52))
 
@@ -324,7 +326,9 @@ def test_it_matches_the_cf2_vectors_in_docs_deal_format(heading: str, rank: int)
 def test_it_matches_the_other_modes_of_rank_0_in_docs_deal_format() -> None:
     written = doc_block("### CF2 rank 0", which=1).split()
     assert written == [
-        str(DealCode(0, d, v, "CF2")) for d, v in [(1, "app"), (3, "classic"), (1, "classic")]
+        str(DealCode(0, 1, "app", "CF2")),
+        str(DealCode(0, 3, "classic", "CF2")),
+        str(DealCode(0, 1, "classic", "CF2")),
     ]
 
 

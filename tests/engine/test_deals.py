@@ -204,7 +204,7 @@ def test_it_lays_the_deal_out_in_the_game() -> None:
 
 
 def test_it_deals_the_same_cards_for_every_draw_mode_and_variant() -> None:
-    views = [Game(DealCode(99, d, v)).full_view() for d in (1, 3) for v in ("app", "classic")]
+    views = [dict(Game(DealCode(99, d, v)).full_view()) for d in (1, 3) for v in ("app", "classic")]
     piles = ("reserve", "foundations", "columns", "stock", "waste", "foundation_suits")
     assert all({k: view[k] for k in piles} == {k: views[0][k] for k in piles} for view in views)
 

@@ -4,7 +4,7 @@ then random legal actions drawn from the engine's own list, undo included."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -70,7 +70,7 @@ def walk(data: st.DataObject, game: Game, steps: int = 40) -> Iterator[Action]:
         yield action
 
 
-def all_cards(view: dict[str, Any]) -> list[str]:
+def all_cards(view: Mapping[str, Any]) -> list[str]:
     piles = [view["reserve"], view["stock"], view["waste"], *view["foundations"], *view["columns"]]
     return sorted(card for pile in piles for card in pile)
 

@@ -30,7 +30,8 @@ READ_BOARD = """() => {
 
 
 def read_board(page: Page) -> dict[str, Any]:
-    return page.evaluate(READ_BOARD)
+    board: dict[str, Any] = page.evaluate(READ_BOARD)
+    return board
 
 
 def settle(page: Page) -> None:

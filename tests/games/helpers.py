@@ -10,7 +10,6 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from games import services
@@ -65,7 +64,7 @@ def expected_game(game: Game, tokens: list[str], **overrides: Any) -> dict[str, 
     return payload
 
 
-def act(client: APIClient, game_id: int, ply: int, **body: Any) -> Response:
+def act(client: APIClient, game_id: int, ply: int, **body: Any) -> Any:
     """POST /api/games/<id>/actions/ with ``{"ply": ply, **body}``."""
     return client.post(f"/api/games/{game_id}/actions/", {"ply": ply, **body}, format="json")
 

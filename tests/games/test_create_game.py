@@ -6,6 +6,7 @@ import pytest
 
 from games import services
 from games.engine import DealCode
+from games.errors import GameError
 from games.models import Game
 from tests.games.helpers import CODE, engine_after, expected_game, not_authenticated, utc_today
 
@@ -182,7 +183,7 @@ def test_it_allows_one_daily_attempt_per_player_and_day(owner, other, daily_code
     today = utc_today()
     services.new_game(owner, code=daily_code, kind="daily", daily_date=today)
 
-    with pytest.raises(services.GameError) as refused:
+    with pytest.raises(GameError) as refused:
         services.new_game(owner, code=daily_code, kind="daily", daily_date=today)
 
     assert refused.value.code == "attempt_exists"

@@ -5,6 +5,7 @@ every response body is searched for every card hidden at that moment (from the e
 import json
 import random
 import re
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def assert_hides(body: bytes | str, code: str, tokens: list[str]) -> None:
     assert leaked == [], f"hidden cards {leaked} in {text}"
 
 
-def random_request(rng: random.Random, state: dict) -> dict:
+def random_request(rng: random.Random, state: dict[str, Any]) -> dict[str, Any]:
     if rng.random() < 0.5 and state["legal"]:
         return {"action": rng.choice(state["legal"])}
     pile = rng.choice(TAP_PILES)

@@ -48,7 +48,9 @@ async def connect(day: dt.date | str) -> tuple[WebsocketCommunicator, dict[str, 
 
 
 async def next_frame(client: WebsocketCommunicator, timeout: float = 3) -> str:
-    return await client.receive_from(timeout=timeout)
+    frame = await client.receive_from(timeout=timeout)
+    assert isinstance(frame, str), "the board sends text frames"
+    return frame
 
 
 async def frames_for(client: WebsocketCommunicator, seconds: float) -> list[dict[str, Any]]:

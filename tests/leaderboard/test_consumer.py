@@ -241,6 +241,7 @@ async def test_it_never_sends_an_older_sequence_number_than_it_has_sent():
     today = utc_today()
     client, snapshot = await connect(today)
     layer = get_channel_layer()
+    assert layer is not None
     group = broadcast.group_name(today)
 
     await layer.group_send(group, {"type": "board.update", "seq": snapshot["seq"], "text": "old"})

@@ -4,7 +4,7 @@ Two real Daphne processes share a PostgreSQL database (created, migrated and dro
 and Redis (channel layer and cache). A websocket client (the ``websockets`` package) watches
 today's board on process A; a player signs up, starts the daily attempt and plays a scoring move
 over HTTP on process B; the update must reach the watcher on A (how fast is measured by
-benchmarks/leaderboard.py, not asserted here).
+benchmarks/board.py, not asserted here).
 
 Runs only when DATABASE_URL (PostgreSQL) and REDIS_URL are set, as on CI's second pass.
 """
@@ -63,6 +63,7 @@ def database() -> Iterator[str]:
 
 def test_it_reaches_a_watcher_connected_to_another_process(database, tmp_path):
     from websockets.sync.client import connect
+    from websockets.typing import Origin
 
     today = dt.datetime.now(dt.UTC).date()
     env = django_env(database, REDIS_URL, DAILY_DEAL_SECRET=secret_for(today))
@@ -70,7 +71,7 @@ def test_it_reaches_a_watcher_connected_to_another_process(database, tmp_path):
     with Daphne(env, tmp_path / "a.log") as a, Daphne(env, tmp_path / "b.log") as b:
         name = f"p{secrets.token_hex(6)}"
         ws_url = f"ws://127.0.0.1:{a.port}/ws/daily/{today.isoformat()}/"
-        with connect(ws_url, origin=a.url, open_timeout=10) as watcher:
+        with connect(ws_url, origin=Origin(a.url), open_timeout=10) as watcher:
             snapshot = json.loads(watcher.recv(timeout=10))
             assert (snapshot["type"], snapshot["date"]) == ("snapshot", today.isoformat())
 

@@ -1,5 +1,7 @@
 """A URLconf of views that fail in every way, for test_errors.py."""
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
@@ -20,11 +22,11 @@ def failing(exc):
     return view
 
 
-class Nested(serializers.Serializer):
+class Nested(serializers.Serializer[Any]):
     ply = serializers.IntegerField()
 
 
-class Outer(serializers.Serializer):
+class Outer(serializers.Serializer[Any]):
     action = serializers.CharField()
     moves = Nested(many=True)
 

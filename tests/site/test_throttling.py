@@ -1,5 +1,8 @@
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.test import RequestFactory
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from canfield_site.throttling import ScopedThrottle
 from tests.conftest import PASSWORD
@@ -75,11 +78,11 @@ def test_it_has_the_documented_default_rates():
 def test_it_throttles_any_view_that_names_the_actions_scope(throttle_rates):
     throttle_rates(actions="1/min")
 
-    class View:
+    class View(APIView):
         throttle_scope = "actions"
 
-    request = RequestFactory().post("/api/games/1/actions/")
-    request.user = None
+    request = Request(RequestFactory().post("/api/games/1/actions/"))
+    request.user = AnonymousUser()
 
     throttle = ScopedThrottle()
     assert throttle.allow_request(request, View()) is True

@@ -10,7 +10,7 @@
     PostgreSQL answers, in a temporary PostgreSQL database (created and dropped for the run);
     the time of the board's queries (median and p90 of --repeat runs, after a warm-up).
 
-    .venv/bin/python benchmarks/leaderboard.py [--watchers 100 1000] [--moves 5]
+    .venv/bin/python benchmarks/board.py [--watchers 100 1000] [--moves 5]
         [--attempts 100000] [--skip-live] [--skip-board]
         [--write-docs]    # also replace the "Leaderboard" section of docs/performance.md
 
@@ -249,7 +249,7 @@ def run_board(database: str, url: str, args: argparse.Namespace) -> dict[str, An
         text=True,
         timeout=1800,
     )
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     result["database"] = database
     return result
 
@@ -476,7 +476,7 @@ def main() -> int:
         parts.append(board_table(board))
         print(parts[-1])
     if args.write_docs:
-        command = "python benchmarks/leaderboard.py " + " ".join(sys.argv[1:])
+        command = "python benchmarks/board.py " + " ".join(sys.argv[1:])
         write_section("Leaderboard", docs_section(command.strip(), host, live, board, parts))
     return 0
 
