@@ -259,14 +259,13 @@ def run_board(database: str, url: str, args: argparse.Namespace) -> dict[str, An
 
 def secret_for(day: dt.date) -> str:
     """A DAILY_DEAL_SECRET whose deal of ``day`` offers a scoring move within a few actions."""
-    from games.engine import Action, DealCode
-    from games.engine import Game as Engine
+    from games.engine import Action, Canfield, DealCode
 
     while True:
         secret = secrets.token_hex(16)
         # leaderboard.services.deal_number, without setting Django up in this process.
         digest = hmac.new(secret.encode(), day.isoformat().encode(), hashlib.sha256).digest()
-        engine = Engine(DealCode(int.from_bytes(digest, "big") % 26**7, 3, "app"))
+        engine = Canfield(DealCode(int.from_bytes(digest, "big") % 26**7, 3, "app"))
         for _ in range(20):
             token, scoring = next_action([a.token() for a in engine.legal_moves])
             if scoring:

@@ -30,7 +30,7 @@ from common import machine, write_section
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from games.engine import UNDO, Action, DealCode, Game, GameRecord, verify_record  # noqa: E402
+from games.engine import UNDO, Action, Canfield, DealCode, GameRecord, verify_record  # noqa: E402
 from games.engine.deals import DEAL_COUNT  # noqa: E402
 
 PLAYOUT_LENGTH = 300
@@ -42,7 +42,7 @@ def playouts(games: int, seed: int) -> list[tuple[DealCode, list[Action]]]:
     lines = []
     for _ in range(games):
         code = DealCode(rng.randrange(DEAL_COUNT), rng.choice((1, 3)))
-        game = Game(code)
+        game = Canfield(code)
         line: list[Action] = []
         for _ in range(PLAYOUT_LENGTH):
             legal = [a for a in game.generate_legal() if a is not UNDO]
@@ -78,17 +78,17 @@ def bench_playout_loop(games: int, seed: int) -> tuple[float, int]:
 def bench_push(lines: list[tuple[DealCode, list[Action]]]) -> float:
     def work() -> None:
         for code, line in lines:
-            game = Game(code)
+            game = Canfield(code)
             push = game.push
             for action in line:
                 push(action)
 
-    setup = timed(lambda: [Game(code) for code, _ in lines])
+    setup = timed(lambda: [Canfield(code) for code, _ in lines])
     return timed(work) - setup
 
 
-def finished_games(lines: list[tuple[DealCode, list[Action]]]) -> list[Game]:
-    return [Game.replay(code, line) for code, line in lines]
+def finished_games(lines: list[tuple[DealCode, list[Action]]]) -> list[Canfield]:
+    return [Canfield.replay(code, line) for code, line in lines]
 
 
 def bench_generation(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float, int]:
@@ -98,13 +98,13 @@ def bench_generation(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float,
 
     def replay_only() -> None:
         for code, line in lines:
-            game = Game(code)
+            game = Canfield(code)
             for action in line:
                 game.push(action)
 
     def replay_and_generate() -> None:
         for code, line in lines:
-            game = Game(code)
+            game = Canfield(code)
             generate = game.generate_legal
             for action in line:
                 generate()
@@ -156,7 +156,7 @@ def bench_undo(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float, int]:
 def record_of_500(seed: int) -> str:
     rng = random.Random(seed)
     while True:
-        game = Game(DealCode(rng.randrange(DEAL_COUNT)))
+        game = Canfield(DealCode(rng.randrange(DEAL_COUNT)))
         while game.ply < RECORD_LENGTH:
             legal = game.generate_legal()
             if not legal:

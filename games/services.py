@@ -27,6 +27,7 @@ from games import signals
 from games.clock import utc_today
 from games.engine import (
     Action,
+    Canfield,
     DealCode,
     FullView,
     GameRecord,
@@ -35,7 +36,6 @@ from games.engine import (
     NotationError,
     PlayerView,
 )
-from games.engine import Game as Engine
 from games.errors import GameError, not_found
 from games.models import VIEWS_VERSION, Game, GameQuerySet, LoggedAction
 
@@ -65,10 +65,10 @@ def tokens_of(game: Game) -> list[str]:
     return list(game.log.order_by("ply").values_list("token", flat=True))
 
 
-def load_engine(game: Game, tokens: Iterable[str] | None = None) -> Engine:
+def load_engine(game: Game, tokens: Iterable[str] | None = None) -> Canfield:
     """The engine's game for ``game``, rebuilt from its deal code and its log (``tokens``: the
     logged tokens, when the caller has already read them)."""
-    engine = Engine(game.deal_code)
+    engine = Canfield(game.deal_code)
     for token in tokens_of(game) if tokens is None else tokens:
         engine.push(Action.parse(token))
     return engine
@@ -81,7 +81,7 @@ class GameViews(TypedDict):
     full: FullView
 
 
-def views_from(engine: Engine) -> GameViews:
+def views_from(engine: Canfield) -> GameViews:
     return {"player": engine.player_view(), "full": engine.full_view()}
 
 
@@ -147,7 +147,7 @@ def game_record(game: Game, tokens: Iterable[str] | None = None) -> GameRecord:
 
 def states(game: Game, tokens: Iterable[str] | None = None) -> list[PlayerView]:
     """The player's view after each ply, from the deal (index 0) to the last action."""
-    engine = Engine(game.deal_code)
+    engine = Canfield(game.deal_code)
     views = [engine.player_view()]
     for token in tokens_of(game) if tokens is None else tokens:
         engine.push(Action.parse(token))
@@ -163,7 +163,7 @@ def _announce(game: Game) -> None:
     transaction.on_commit(lambda: signals.standing_changed.send(sender=Game, game=game))
 
 
-def _sync(game: Game, engine: Engine) -> None:
+def _sync(game: Game, engine: Canfield) -> None:
     """Copy the engine's counters and views into the cached fields of ``game`` (not saved)."""
     game.score = engine.score
     game.ply = engine.ply
@@ -210,7 +210,7 @@ def new_game(
     else:
         raise ValueError(f"unknown kind of game {kind!r}")
 
-    engine = Engine(deal)
+    engine = Canfield(deal)
     game = Game(owner=owner, code=str(deal), kind=kind, daily_date=daily_date)
     _sync(game, engine)
     try:
@@ -252,7 +252,7 @@ def _parse(token: str) -> Action:
         raise GameError("bad_notation", str(exc)) from None
 
 
-def _resolve(engine: Engine, action: str | Tap) -> Action | None:
+def _resolve(engine: Canfield, action: str | Tap) -> Action | None:
     """The action a request names: a token, or a tap resolved by the engine (``None``: the tap
     does nothing). Raises ``GameError`` ``bad_notation`` for text that is not an action."""
     if isinstance(action, str):

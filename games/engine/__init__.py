@@ -1,6 +1,6 @@
 """The Canfield rules engine: pure Python, standard library only.
 
->>> game = Game("CF1-D3-AAAAACL")
+>>> game = Canfield("CF1-D3-AAAAACL")
 >>> for token in ("R-T2", "R-F1", "T2:2-T4"):
 ...     game.push(Action.parse(token))
 >>> game.score
@@ -11,7 +11,7 @@ from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
 from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
 from .errors import EngineError, GameOver, IllegalAction, InvalidCode, InvalidSeed, NotationError
-from .game import UNDO_LIMIT, FullView, Game, LegalMoves, PlayerView
+from .game import UNDO_LIMIT, Canfield, FullView, LegalMoves, PlayerView
 from .keyed import daily_deal_code, daily_seed, keyed_deck
 from .record import GameRecord, Verification, verify_record
 
@@ -29,7 +29,7 @@ __all__ = [
     "DealCode",
     "EngineError",
     "FullView",
-    "Game",
+    "Canfield",
     "GameOver",
     "IllegalAction",
     "InvalidCode",

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from .deals import DealCode
 from .errors import EngineError
-from .game import Game
+from .game import Canfield
 from .record import GameRecord, verify_record
 
 
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = DealCode.parse(args.code)
             if args.draw is not None:
                 code = replace(code, draw=args.draw)
-            game = Game.replay(code, args.moves.split())
+            game = Canfield.replay(code, args.moves.split())
             print(json.dumps(game.full_view(), indent=2))
             return 0
         if args.record == "-":

@@ -31,6 +31,10 @@ RESERVE: Final = 0
 WASTE: Final = 1
 FOUNDATIONS: Final = (2, 3, 4, 5)
 COLUMNS: Final = (6, 7, 8, 9)
+#: The first foundation and the first column: piles below FIRST_COLUMN give one card at a time,
+#: piles from FIRST_FOUNDATION on take cards.
+FIRST_FOUNDATION: Final = FOUNDATIONS[0]
+FIRST_COLUMN: Final = COLUMNS[0]
 PILE_NAMES: Final = ("R", "W", "F1", "F2", "F3", "F4", "T1", "T2", "T3", "T4")
 PILE_BY_NAME: Final = {name: i for i, name in enumerate(PILE_NAMES)}
 MAX_RUN = 52
@@ -120,19 +124,30 @@ UNDO: Final = Action("undo")
 _SIMPLE: Final = {"D": DRAW, "C": RECYCLE, "U": UNDO}
 _SIMPLE_TOKEN: Final = {"draw": "D", "recycle": "C", "undo": "U"}
 
-# Every move the notation can name, built once: the move generator hands out these shared objects
-# instead of allocating, which keeps legal-move generation cheap.
-_MOVES: dict[tuple[int, int, int], Action] = {}
+#: Every move the notation can name, built once: ``MOVES[src][dst][count - 1]``. The move generator
+#: hands out these shared objects instead of allocating, which keeps legal-move generation cheap
+#: (a nested tuple indexes faster than a dict keyed by a tuple). A pair of piles no move joins
+#: (a pile onto itself, anything onto the reserve or the waste) has no entries: indexing it raises.
+MOVES: Final[tuple[tuple[tuple[Action, ...], ...], ...]] = tuple(
+    tuple(
+        tuple(Action("move", src, dst, n) for n in range(1, MAX_RUN + 1))
+        if src != dst and dst >= FIRST_FOUNDATION
+        else ()
+        for dst in range(len(PILE_NAMES))
+    )
+    for src in range(len(PILE_NAMES))
+)
 
 
 def _move(src: Pile, dst: Pile, count: int) -> Action:
-    key = (src, dst, count)
-    action = _MOVES.get(key)
-    if action is None:
-        if not (0 <= src < 10 and 2 <= dst < 10 and src != dst and 1 <= count <= MAX_RUN):
-            raise NotationError(f"no such move: from pile {src} to pile {dst}, {count} cards")
-        action = _MOVES[key] = Action("move", src, dst, count)
-    return action
+    if not (
+        0 <= src < len(PILE_NAMES)
+        and FIRST_FOUNDATION <= dst < len(PILE_NAMES)
+        and src != dst
+        and 1 <= count <= MAX_RUN
+    ):
+        raise NotationError(f"no such move: from pile {src} to pile {dst}, {count} cards")
+    return MOVES[src][dst][count - 1]
 
 
 def parse_tokens(text: str) -> list[Action]:

@@ -325,7 +325,7 @@ class DealCode:
 
     def layout(self) -> Layout:
         """The cards as dealt. Not cached: it costs about 25 µs for a CF1 code and 12 µs for a
-        CF2 code (measured), once per :class:`Game` built."""
+        CF2 code (measured), once per :class:`Canfield` built."""
         return Layout.from_deck(self.deck())
 
     def __str__(self) -> str:

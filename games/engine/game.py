@@ -13,8 +13,10 @@ from typing import Annotated, Final, Literal, NamedTuple, TypedDict
 from .actions import (
     COLUMNS,
     DRAW,
+    FIRST_COLUMN,
+    FIRST_FOUNDATION,
     FOUNDATIONS,
-    MAX_RUN,
+    MOVES,
     PILE_BY_NAME,
     PILE_NAMES,
     RECYCLE,
@@ -28,16 +30,8 @@ from .deals import DealCode
 from .errors import GameOver, IllegalAction, NotationError
 
 UNDO_LIMIT: Final = 100
+_F1, _F2, _F3, _F4 = FOUNDATIONS  # (named, and as fast as literals in foundation_cards)
 POINTS_PER_CARD: Final = 5
-
-# MOVE[src][dst][count]: the shared Action objects the generator hands out.
-MOVE: Final = [
-    [
-        [Action.move(s, d, n) if n and s != d and d >= 2 else UNDO for n in range(MAX_RUN + 1)]
-        for d in range(10)
-    ]
-    for s in range(10)
-]
 
 
 # -- the views: one typed definition each, from which the API's schema is derived ------------------
@@ -133,7 +127,7 @@ class LegalMoves:
 
     __slots__ = ("_game",)
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Canfield) -> None:
         self._game = game
 
     def __iter__(self) -> Iterator[Action]:
@@ -155,7 +149,7 @@ class LegalMoves:
         return f"<LegalMoves ({', '.join(a.token() for a in self)})>"
 
 
-class Game:
+class Canfield:
     """A game of Canfield from its deal code, with ``push``/``pop`` and the player's undo."""
 
     __slots__ = (
@@ -210,11 +204,11 @@ class Game:
         self._depth = 0
 
     @classmethod
-    def from_code(cls, code: str) -> Game:
+    def from_code(cls, code: str) -> Canfield:
         return cls(DealCode.parse(code))
 
     @classmethod
-    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Game:
+    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Canfield:
         """The game after ``actions`` (tokens or actions); raises at the first bad one."""
         game = cls(code)
         for ply, action in enumerate(actions, start=1):
@@ -227,7 +221,7 @@ class Game:
         return game
 
     def __repr__(self) -> str:
-        return f"Game({str(self.code)!r})  # ply {self.ply}, score {self.score}"
+        return f"Canfield({str(self.code)!r})  # ply {self.ply}, score {self.score}"
 
     # -- counters ---------------------------------------------------------------------------
 
@@ -253,7 +247,7 @@ class Game:
     @property
     def foundation_cards(self) -> int:
         p = self.piles
-        return len(p[2]) + len(p[3]) + len(p[4]) + len(p[5])
+        return len(p[_F1]) + len(p[_F2]) + len(p[_F3]) + len(p[_F4])
 
     def is_won(self) -> bool:
         return self.foundation_cards == 52
@@ -272,7 +266,7 @@ class Game:
     def _needed(self, pile: int) -> Card:
         """The card foundation ``pile`` accepts next, or -1 when it is complete."""
         cards = self.piles[pile]
-        suit = self.foundation_suits[pile - 2]
+        suit = self.foundation_suits[pile - FIRST_FOUNDATION]
         if not cards:
             return card(self.base_rank, suit)
         if len(cards) == 13:
@@ -309,7 +303,7 @@ class Game:
         source = piles[src]
         if not source:
             return f"{_pile_title(src)} is empty"
-        if src < 6 and n != 1:
+        if src < FIRST_COLUMN and n != 1:
             return f"only one card at a time comes from {_pile_title(src)}"
         if n > len(source):
             return f"{_pile_title(src)} holds {_cards(len(source))}: it has no run of {n}"
@@ -319,7 +313,7 @@ class Game:
                 return "only one card at a time goes to a foundation"
             if src in FOUNDATIONS:
                 return "a foundation card never goes to another foundation"
-            suit = self.foundation_suits[dst - 2]
+            suit = self.foundation_suits[dst - FIRST_FOUNDATION]
             if SUIT_OF[c] != suit:
                 return (
                     f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: "
@@ -369,7 +363,7 @@ class Game:
     def generate_legal(self) -> list[Action]:
         """Every legal action: moves (sources R, W, F1–F4, T1–T4), then D or C, then U."""
         piles = self.piles
-        if len(piles[2]) + len(piles[3]) + len(piles[4]) + len(piles[5]) == 52:
+        if self.foundation_cards == 52:
             return []
         out: list[Action] = []
         classic = self.classic
@@ -384,27 +378,27 @@ class Game:
             if not pile:
                 continue
             c = pile[-1]
-            moves = MOVE[src]
-            if src < 2 and c in needed:
-                out.append(moves[found_of[SUIT_OF[c]]][1])
+            moves = MOVES[src]
+            if src < FIRST_FOUNDATION and c in needed:
+                out.append(moves[found_of[SUIT_OF[c]]][0])
             row = fit[c]
             for k in range(4):
                 t = tops[k]
                 if t >= 0:
                     if row[t]:
-                        out.append(moves[6 + k][1])
+                        out.append(moves[COLUMNS[k]][0])
                 elif open_cols and (src == WASTE or not classic):
-                    out.append(moves[6 + k][1])
+                    out.append(moves[COLUMNS[k]][0])
         for i in range(4):
-            src = 6 + i
+            src = COLUMNS[i]
             pile = piles[src]
             size = len(pile)
             if not size:
                 continue
-            moves = MOVE[src]
+            moves = MOVES[src]
             last = pile[-1]
             if last in needed:
-                out.append(moves[found_of[SUIT_OF[last]]][1])
+                out.append(moves[found_of[SUIT_OF[last]]][0])
             for start in range(1 if classic else size):
                 row = fit[pile[start]]
                 n = size - start
@@ -414,9 +408,9 @@ class Game:
                     t = tops[k]
                     if t >= 0:
                         if row[t]:
-                            out.append(moves[6 + k][n])
+                            out.append(moves[COLUMNS[k]][n - 1])
                     elif open_cols and not classic:
-                        out.append(moves[6 + k][n])
+                        out.append(moves[COLUMNS[k]][n - 1])
         if self.stock:
             out.append(DRAW)
         elif piles[WASTE]:
@@ -429,9 +423,7 @@ class Game:
 
     def push(self, action: Action) -> None:
         """Apply ``action`` (an undo takes back the last action); raises if it is illegal."""
-        why = self.reason(action)
-        if why is not None:
-            raise (GameOver if self.foundation_cards == 52 else IllegalAction)(why)
+        self.check(action)
         depth = self._depth
         if action.kind == "undo":
             entry = self._live.pop()
@@ -475,12 +467,12 @@ class Game:
             else:
                 piles[dst].extend(source[-n:])
                 del source[-n:]
-            if dst < 6:
+            if dst < FIRST_COLUMN:
                 self.score = score + POINTS_PER_CARD
             if src == WASTE and spread:
                 self.spread = spread - 1
             refill = 0
-            if not source and src >= 6 and piles[RESERVE]:
+            if not source and src >= FIRST_COLUMN and piles[RESERVE]:
                 source.append(piles[RESERVE].pop())
                 refill = 1
             return Entry(action, refill, spread, score)
@@ -549,11 +541,11 @@ class Game:
         top = len(cards) - 1
         if index is None:
             index = top
-        if p < 6 and index != top:
+        if p < FIRST_COLUMN and index != top:
             return None  # under the top of the reserve or the waste: not playable
         n = len(cards) - index
         if n == 1:
-            found = MOVE[p][self._foundation_of_suit[SUIT_OF[cards[-1]]]][1]
+            found = MOVES[p][self._foundation_of_suit[SUIT_OF[cards[-1]]]][0]
             if self.reason(found) is None:
                 return found
         if not double_click:
@@ -563,16 +555,16 @@ class Game:
         for dst in COLUMNS:
             size = len(self.piles[dst])
             if dst != p and size > best_size:
-                move = MOVE[p][dst][n]
+                move = MOVES[p][dst][n - 1]
                 if self.reason(move) is None:
                     best, best_size = move, size
         if best is not None:
             return best
-        if p >= 6 and index == 0:
+        if p >= FIRST_COLUMN and index == 0:
             return None  # never a whole column into an empty one
         for dst in COLUMNS:
             if dst != p and not self.piles[dst]:
-                move = MOVE[p][dst][n]
+                move = MOVES[p][dst][n - 1]
                 if self.reason(move) is None:
                     return move
         return None
@@ -591,7 +583,7 @@ class Game:
             {
                 "suit": SUITS[self.foundation_suits[i]],
                 "start": RANKS[self.base_rank],
-                "cards": [card_str(c) for c in self.piles[2 + i]],
+                "cards": [card_str(c) for c in self.piles[FOUNDATIONS[i]]],
             }
             for i in range(4)
         ]

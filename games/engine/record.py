@@ -1,4 +1,4 @@
-"""Game records: a game's headers and its actions as text, in the manner of PGN.
+"""Canfield records: a game's headers and its actions as text, in the manner of PGN.
 
     [Code "CF1-D3-AAAAACL"]
     [Variant "app"]
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .actions import Action, parse_tokens
 from .deals import DealCode
 from .errors import EngineError, NotationError
-from .game import Game
+from .game import Canfield
 
 RESULTS = ("won", "resigned", "closed", "in_progress")
 HEADER_ORDER = ("Code", "Variant", "Draw", "Player", "Date", "Result", "Score")
@@ -53,7 +53,7 @@ class GameRecord:
     @classmethod
     def from_game(
         cls,
-        game: Game,
+        game: Canfield,
         player: str | None = None,
         date: str | None = None,
         result: str | None = None,
@@ -154,7 +154,7 @@ class Verification:
     """The outcome of replaying a record: ``ok``, or the ply and reason of the first problem."""
 
     ok: bool
-    game: Game
+    game: Canfield
     ply: int | None = None
     message: str = ""
 
@@ -168,7 +168,7 @@ def verify_record(record: GameRecord | str, final: dict[str, object] | None = No
     disagrees with the replayed game."""
     if isinstance(record, str):
         record = GameRecord.parse(record)
-    game = Game(record.code)
+    game = Canfield(record.code)
     for ply, action in enumerate(record.actions, start=1):
         try:
             game.push(action)

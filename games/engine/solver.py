@@ -9,10 +9,10 @@ column into an empty one.
 from __future__ import annotations
 
 from .actions import COLUMNS, FOUNDATIONS, RESERVE, WASTE, Action
-from .game import Game
+from .game import Canfield
 
 
-def _priority(game: Game, action: Action) -> int:
+def _priority(game: Canfield, action: Action) -> int:
     if action.kind != "move":
         return 6
     src, dst = action.src, action.dst
@@ -27,7 +27,7 @@ def _priority(game: Game, action: Action) -> int:
     return 4
 
 
-def _candidates(game: Game) -> list[Action]:
+def _candidates(game: Canfield) -> list[Action]:
     moves = []
     for action in game.generate_legal():
         if action.kind == "undo":
@@ -46,7 +46,7 @@ def _candidates(game: Game) -> list[Action]:
     return moves
 
 
-def solve(game: Game, max_positions: int = 200_000) -> list[Action] | None:
+def solve(game: Canfield, max_positions: int = 200_000) -> list[Action] | None:
     """A list of actions that wins from ``game``'s position, or ``None`` if none was found
     within ``max_positions`` new positions. ``game`` is left as it was."""
     seen = {game.position_key()}

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from games.engine import Action, DealCode, Game, GameRecord, card_str, parse_card
+from games.engine import Action, Canfield, DealCode, GameRecord, card_str, parse_card
 from games.engine.actions import PILE_BY_NAME
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -19,23 +19,23 @@ WORKED_CODE = "CF1-D3-AAAAACL"
 #: The winning line of the rules' worked example, one token per action.
 WON_LINE: list[str] = GameRecord.parse((CORPUS / "won-AAAAACL.txt").read_text()).tokens
 
-Predicate = Callable[[Game], bool]
+Predicate = Callable[[Canfield], bool]
 
 
-def won_prefix(plies: int) -> Game:
+def won_prefix(plies: int) -> Canfield:
     """The worked example's game after the first ``plies`` actions of its winning line."""
-    return Game.replay(WORKED_CODE, WON_LINE[:plies])
+    return Canfield.replay(WORKED_CODE, WON_LINE[:plies])
 
 
-def classic_prefix(plies: int) -> Game:
+def classic_prefix(plies: int) -> Canfield:
     """The corpus's won classic game (CF1-H3-AAAAAAB) after its first ``plies`` actions."""
     record = GameRecord.parse((CORPUS / "won-classic-AAAAAAB.txt").read_text())
-    return Game.replay(record.code, record.actions[:plies])
+    return Canfield.replay(record.code, record.actions[:plies])
 
 
-def first_won_ply(predicate: Predicate) -> Game:
+def first_won_ply(predicate: Predicate) -> Canfield:
     """The earliest position of the worked example's winning line where ``predicate`` holds."""
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     for token in WON_LINE:
         if predicate(game):
             return game
@@ -47,10 +47,10 @@ def first_won_ply(predicate: Predicate) -> Game:
 
 def first_deal(
     predicate: Predicate, *, draw: int = 3, variant: str = "app", limit: int = 5000
-) -> Game:
+) -> Canfield:
     """The starting position of the lowest deal number whose start satisfies ``predicate``."""
     for number in range(limit):
-        game = Game(DealCode(number, draw, variant))  # type: ignore[arg-type]
+        game = Canfield(DealCode(number, draw, variant))  # type: ignore[arg-type]
         if predicate(game):
             return game
     raise AssertionError(f"no deal below {limit} has the property")
@@ -63,12 +63,12 @@ def find_position(
     variant: str = "app",
     deals: range = range(300),
     plies: int = 200,
-) -> Game:
+) -> Canfield:
     """The first position, in seeded random playouts (no undo) of the deals in ``deals``, where
     ``predicate`` holds. Deterministic: deal ``n`` is played with ``random.Random(n)``."""
     for number in deals:
         rng = random.Random(number)
-        game = Game(DealCode(number, draw, variant))  # type: ignore[arg-type]
+        game = Canfield(DealCode(number, draw, variant))  # type: ignore[arg-type]
         for _ in range(plies):
             if predicate(game):
                 return game
@@ -79,11 +79,11 @@ def find_position(
     raise AssertionError("no playout reached a position with the property")
 
 
-def legal_tokens(game: Game) -> list[str]:
+def legal_tokens(game: Canfield) -> list[str]:
     return [a.token() for a in game.generate_legal()]
 
 
-def top(game: Game, pile: str) -> str:
+def top(game: Canfield, pile: str) -> str:
     """The text of the top card of a pile (R, W, F1..F4, T1..T4), or "" if it is empty."""
     cards = game.piles[PILE_BY_NAME[pile]]
     return card_str(cards[-1]) if cards else ""
@@ -101,7 +101,7 @@ def spec_fits(card: str, onto: str) -> bool:
     return is_red(card) != is_red(onto) and one_lower
 
 
-def impossible_position(game: Game, **piles: list[str]) -> Game:
+def impossible_position(game: Canfield, **piles: list[str]) -> Canfield:
     """Overwrite whole piles (``R``, ``W``, ``F1``..``F4``, ``T1``..``T4``; bottom first) with the
     given cards. Only for the defensive messages that no legal game can reach; the result need
     not even hold 52 distinct cards."""

@@ -16,15 +16,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from games.engine import UNDO, Action, Game, GameRecord  # noqa: E402
+from games.engine import UNDO, Action, Canfield, GameRecord  # noqa: E402
 from games.engine.solver import solve  # noqa: E402
 
 CORPUS = Path(__file__).parent / "corpus"
 PLAYER = "corpus"
 
 
-def solved(code: str) -> Game:
-    game = Game(code)
+def solved(code: str) -> Canfield:
+    game = Canfield(code)
     line = solve(game)
     assert line is not None, f"the solver found no win for {code}"
     for action in line:
@@ -32,13 +32,13 @@ def solved(code: str) -> Game:
     return game
 
 
-def with_undos_and_take_backs(code: str) -> Game:
+def with_undos_and_take_backs(code: str) -> Canfield:
     """A solver's win, interrupted by undos (each followed by playing the same action again,
     once two in a row) and by take-backs from a foundation whose card is then placed again, so
     that the game ends won with more than 255 points."""
-    line = solve(Game(code))
+    line = solve(Canfield(code))
     assert line is not None
-    game = Game(code)
+    game = Canfield(code)
     take_backs = 0
     for i, action in enumerate(line):
         game.push(action)
@@ -63,10 +63,10 @@ def with_undos_and_take_backs(code: str) -> Game:
     return game
 
 
-def random_playout(code: str, seed: int, actions: int) -> Game:
+def random_playout(code: str, seed: int, actions: int) -> Canfield:
     """A seeded random game: legal actions drawn uniformly, undo included."""
     rng = random.Random(seed)
-    game = Game(code)
+    game = Canfield(code)
     for _ in range(actions):
         legal = game.generate_legal()
         if not legal:
@@ -89,7 +89,7 @@ def main() -> None:
     expected = {}
     for path in sorted(CORPUS.glob("*.txt")):
         record = GameRecord.parse(path.read_text(encoding="utf-8"))
-        game = Game(record.code)
+        game = Canfield(record.code)
         for action in record.actions:
             game.push(action)
         expected[path.name] = game.full_view()

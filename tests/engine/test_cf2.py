@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import (
+    Canfield,
     DealCode,
-    Game,
     GameRecord,
     InvalidCode,
     Layout,
@@ -125,7 +125,7 @@ def test_it_writes_any_cf1_deal_as_cf2_too() -> None:
     cf2 = DealCode.from_deck(cf1.deck(), cf1.draw, cf1.variant)
     assert str(cf2) == "CF2-D3-6FTH6SEZNBEqW5gpkKZBnVXVGovdVsct6WFe1PZyq"
     assert cf2 != cf1 and cf2.deck() == cf1.deck() and cf2.layout() == cf1.layout()
-    assert Game(cf2).full_view() == {**Game(cf1).full_view(), "code": str(cf2)}
+    assert Canfield(cf2).full_view() == {**Canfield(cf1).full_view(), "code": str(cf2)}
 
 
 def test_it_refuses_a_code_past_the_last_deck() -> None:
@@ -168,7 +168,7 @@ def test_it_explains_a_malformed_cf2_code(written: str, message: str) -> None:
         DealCode.parse(written)
     assert str(caught.value) == f"{written!r}: {message}"
     with pytest.raises(InvalidCode):
-        Game(written)
+        Canfield(written)
 
 
 #: A code whose rank ends in the digits 'z' (57) and '1' (0), next to another '1'.
@@ -281,7 +281,7 @@ def test_it_still_deals_random_practice_games_as_cf1() -> None:
 
 def test_it_plays_a_cf2_game_and_records_it() -> None:
     code = DealCode.from_deck(SHUFFLED)
-    game = Game(str(code))
+    game = Canfield(str(code))
     layout = code.layout()
     view = game.full_view()
     assert view["code"] == str(code)
@@ -296,12 +296,12 @@ def test_it_plays_a_cf2_game_and_records_it() -> None:
     assert record.text().startswith(f'[Code "{code}"]\n')
     assert GameRecord.parse(record.text()) == record
     assert verify_record(record.text()).ok
-    assert Game.replay(code, game.history).full_view() == game.full_view()
+    assert Canfield.replay(code, game.history).full_view() == game.full_view()
 
 
 def test_it_wins_the_worked_example_under_its_cf2_code() -> None:
     cf2 = DealCode.from_deck(DealCode.parse(WORKED_CODE).deck())
-    game = Game.replay(cf2, WON_LINE)
+    game = Canfield.replay(cf2, WON_LINE)
     assert game.is_won()
     record = GameRecord.from_game(game)
     assert verify_record(GameRecord.parse(record.text())).ok

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import Game
+from games.engine import Canfield
 from games.engine.__main__ import main
 
 from .helpers import CORPUS, WORKED_CODE
@@ -46,7 +46,7 @@ def test_it_shows_the_worked_example_after_its_three_moves() -> None:
     status, out, err = cli("show", WORKED_CODE, "--moves", "R-T2 R-F1 T2:2-T4")
     assert (status, err) == (0, "")
     view = json.loads(out)
-    assert view == Game.replay(WORKED_CODE, ["R-T2", "R-F1", "T2:2-T4"]).full_view()
+    assert view == Canfield.replay(WORKED_CODE, ["R-T2", "R-F1", "T2:2-T4"]).full_view()
     assert view["reserve"][0] == "JS" and len(view["reserve"]) == 10
     assert view["columns"] == [["6C"], ["QS"], ["QH"], ["AS", "KH", "QC"]]
     assert view["foundations"] == [["7H", "8H"], [], [], []]
@@ -56,7 +56,7 @@ def test_it_shows_the_worked_example_after_its_three_moves() -> None:
 def test_it_shows_the_start_without_moves(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "show", "CF1-H1-AAAAAAB")
     assert (status, err) == (0, "")
-    assert json.loads(out) == Game("CF1-H1-AAAAAAB").full_view()
+    assert json.loads(out) == Canfield("CF1-H1-AAAAAAB").full_view()
 
 
 def test_it_overrides_the_draw_mode(capsys: pytest.CaptureFixture[str]) -> None:

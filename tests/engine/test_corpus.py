@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from games.engine import DRAW, RECYCLE, UNDO, Action, Game, GameRecord, verify_record
+from games.engine import DRAW, RECYCLE, UNDO, Action, Canfield, GameRecord, verify_record
 
 from .helpers import CORPUS
 
@@ -78,7 +78,7 @@ def test_it_reports_a_corrupted_record() -> None:
     )
 
 
-def every_move(game: Game) -> list[Action]:
+def every_move(game: Canfield) -> list[Action]:
     return [
         Action("move", src, dst, count)
         for src in range(10)
@@ -90,7 +90,7 @@ def every_move(game: Game) -> list[Action]:
 @pytest.mark.parametrize("name", RECORDS)
 def test_it_lists_exactly_the_actions_the_rules_accept_at_every_position(name: str) -> None:
     record = GameRecord.parse((CORPUS / name).read_text())
-    game = Game(record.code)
+    game = Canfield(record.code)
     for action in [*record.actions, None]:
         accepted = [a for a in [*every_move(game), DRAW, RECYCLE, UNDO] if game.reason(a) is None]
         assert sorted(accepted, key=str) == sorted(game.generate_legal(), key=str)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pytest
 
-from games.engine import CANONICAL_ORDER, DealCode, Game, InvalidCode, card_str, deal
+from games.engine import CANONICAL_ORDER, Canfield, DealCode, InvalidCode, card_str, deal
 from games.engine.deals import (
     DEAL_COUNT,
     letters_to_number,
@@ -196,7 +196,7 @@ def test_it_deals_every_card_once() -> None:
 
 def test_it_lays_the_deal_out_in_the_game() -> None:
     pinned = PINNED[1234567]
-    view = Game("CF1-D3-AACSGHJ").full_view()
+    view = Canfield("CF1-D3-AACSGHJ").full_view()
     assert view["reserve"] == pinned.reserve[::-1]  # top first
     assert view["foundations"] == [[pinned.base], [], [], []]
     assert view["columns"] == [[card] for card in pinned.columns]
@@ -204,7 +204,9 @@ def test_it_lays_the_deal_out_in_the_game() -> None:
 
 
 def test_it_deals_the_same_cards_for_every_draw_mode_and_variant() -> None:
-    views = [dict(Game(DealCode(99, d, v)).full_view()) for d in (1, 3) for v in ("app", "classic")]
+    views = [
+        dict(Canfield(DealCode(99, d, v)).full_view()) for d in (1, 3) for v in ("app", "classic")
+    ]
     piles = ("reserve", "foundations", "columns", "stock", "waste", "foundation_suits")
     assert all({k: view[k] for k in piles} == {k: views[0][k] for k in piles} for view in views)
 
@@ -316,7 +318,7 @@ def test_it_explains_a_malformed_code(text: str, message: str) -> None:
         DealCode.parse(text)
     assert str(caught.value) == message
     with pytest.raises(InvalidCode):
-        Game(text)
+        Canfield(text)
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from games.engine import (
+    Canfield,
     DealCode,
-    Game,
     GameRecord,
     InvalidCode,
     InvalidSeed,
@@ -155,7 +155,7 @@ def test_the_daily_code_is_cf2_and_cf1_refuses_it() -> None:
         DealCode.parse(written, formats=("CF1",))
     assert str(caught.value) == f"{written!r}: a CF2 code, where only CF1 is accepted"
     assert str(daily_deal_code(SECRET, DAY, 0, 1, "classic")).startswith("CF2-H1-")
-    game = Game(written)
+    game = Canfield(written)
     game.push(game.generate_legal()[0])
     record = GameRecord.from_game(game).text()
     assert record.startswith(f'[Code "{written}"]') and verify_record(record).ok

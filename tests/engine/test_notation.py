@@ -11,8 +11,8 @@ from games.engine import (
     RECYCLE,
     UNDO,
     Action,
+    Canfield,
     DealCode,
-    Game,
     GameRecord,
     InvalidCode,
     NotationError,
@@ -176,7 +176,7 @@ def test_it_needs_only_the_code_header() -> None:
 
 
 def test_it_writes_a_record_with_no_actions() -> None:
-    record = GameRecord.from_game(Game(WORKED_CODE))
+    record = GameRecord.from_game(Canfield(WORKED_CODE))
     assert record.text() == (
         '[Code "CF1-D3-AAAAACL"]\n[Variant "app"]\n[Draw "3"]\n'
         '[Result "in_progress"]\n[Score "0"]\n\n'
@@ -185,7 +185,7 @@ def test_it_writes_a_record_with_no_actions() -> None:
 
 
 def test_it_wraps_the_actions_at_80_columns() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     for _ in range(60):
         game.push(DRAW if DRAW in game.legal_moves else RECYCLE)
     tokens = [a.token() for a in game.history]
@@ -195,7 +195,7 @@ def test_it_wraps_the_actions_at_80_columns() -> None:
 
 
 def test_it_records_a_game_with_its_undos() -> None:
-    game = Game.replay(WORKED_CODE, ["R-T2", "R-F1", "U", "R-F1"])
+    game = Canfield.replay(WORKED_CODE, ["R-T2", "R-F1", "U", "R-F1"])
     record = GameRecord.from_game(game, player="bob", date="2026-01-02")
     assert record.tokens == ["R-T2", "R-F1", "U", "R-F1"]
     assert (record.player, record.date, record.result, record.score) == (

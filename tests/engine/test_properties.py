@@ -15,8 +15,8 @@ from games.engine import (
     RECYCLE,
     UNDO,
     Action,
+    Canfield,
     DealCode,
-    Game,
     GameRecord,
     NotationError,
     card_str,
@@ -45,20 +45,20 @@ codes = st.one_of(
 )
 
 
-def start(data: st.DataObject) -> Game:
+def start(data: st.DataObject) -> Canfield:
     """A fresh random deal, or a random point of a corpus game (to reach the late game: an empty
     reserve, empty columns, nearly complete foundations)."""
     source = data.draw(st.sampled_from(["fresh", "fresh", *RECORDS]), label="start")
     if source == "fresh":
-        return Game(data.draw(codes, label="code"))
+        return Canfield(data.draw(codes, label="code"))
     record = RECORDS[source]
     end = len(record.actions)
     late = data.draw(st.booleans(), label="late")  # the last third: reserve used up, columns open
     plies = data.draw(st.integers(end * 2 // 3 if late else 0, end), label="plies")
-    return Game.replay(record.code, record.actions[:plies])
+    return Canfield.replay(record.code, record.actions[:plies])
 
 
-def walk(data: st.DataObject, game: Game, steps: int = 40) -> Iterator[Action]:
+def walk(data: st.DataObject, game: Canfield, steps: int = 40) -> Iterator[Action]:
     """Push ``steps`` random legal actions (each one drawn from generate_legal(); fewer if the
     game is won first); yield each one after it is applied."""
     for _ in range(steps):
@@ -87,7 +87,7 @@ def placements(history: list[Action]) -> int:
     return sum(live)
 
 
-def snapshot(game: Game) -> tuple[Any, ...]:
+def snapshot(game: Canfield) -> tuple[Any, ...]:
     return (
         game.full_view(),
         game.player_view(),
@@ -145,7 +145,7 @@ def test_it_pops_back_to_exactly_the_position_before_the_push(data: st.DataObjec
         game.push(action)
 
 
-def candidates(game: Game) -> Iterator[Action]:
+def candidates(game: Canfield) -> Iterator[Action]:
     """Every move from any pile to any pile with every count up to one more than the source
     holds, plus D, C and U — hand-made actions, not only those the notation can name."""
     yield from (DRAW, RECYCLE, UNDO)
@@ -245,7 +245,7 @@ def test_it_reads_back_every_record_it_writes(
     assert GameRecord.parse(record.text()) == record
     played = GameRecord.from_game(game)
     assert GameRecord.parse(played.text()) == played
-    assert Game.replay(played.code, played.actions).full_view() == game.full_view()
+    assert Canfield.replay(played.code, played.actions).full_view() == game.full_view()
 
 
 @PROPERTY

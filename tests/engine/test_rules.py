@@ -13,8 +13,8 @@ from games.engine import (
     RECYCLE,
     UNDO,
     Action,
+    Canfield,
     DealCode,
-    Game,
     GameOver,
     IllegalAction,
     NotationError,
@@ -39,7 +39,7 @@ from .helpers import (
 WON_FOUNDATIONS = [[rank + suit for rank in "789TJQKA23456"] for suit in "HSDC"]
 
 
-def refusal(game: Game, token: str | Action) -> str:
+def refusal(game: Canfield, token: str | Action) -> str:
     """The message push() raises for an illegal action; asserts the game did not change."""
     action = Action.parse(token) if isinstance(token, str) else token
     before = game.full_view()
@@ -51,7 +51,7 @@ def refusal(game: Game, token: str | Action) -> str:
     return str(caught.value)
 
 
-def counters(game: Game) -> dict[str, int]:
+def counters(game: Canfield) -> dict[str, int]:
     return {
         "score": game.score,
         "moves": game.moves,
@@ -81,7 +81,7 @@ def test_it_orders_the_foundations_base_suit_first_then_s_h_d_c(base_suit: str, 
 
 
 def test_it_lets_only_the_starting_rank_start_a_foundation() -> None:
-    game = Game(WORKED_CODE)  # base card 7H; AS lies in T4
+    game = Canfield(WORKED_CODE)  # base card 7H; AS lies in T4
     assert refusal(game, "T4-F2") == "spades start at 7"
     game = first_won_ply(lambda g: any(a.dst_name == "F2" for a in g.legal_moves))
     assert game.full_view()["foundations"][1] == []
@@ -90,13 +90,13 @@ def test_it_lets_only_the_starting_rank_start_a_foundation() -> None:
 
 
 def test_it_keeps_each_foundation_to_its_suit() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, "R-F2") == "QC cannot go to F2: it holds spades, not clubs"
     assert refusal(game, "T3-F4") == "QH cannot go to F4: it holds clubs, not hearts"
 
 
 def test_it_builds_a_foundation_up_one_rank_at_a_time() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, "T3-F1") == "QH cannot go to F1: it needs 8H next"
     game.push(Action.parse("R-T2"))
     game.push(Action.parse("R-F1"))
@@ -119,13 +119,13 @@ def test_it_refuses_a_card_for_a_complete_foundation() -> None:
     # No game can reach this: a complete foundation holds every card of its suit, and a
     # foundation's own top never goes to another foundation. A defensive message, built by hand.
     game = impossible_position(
-        Game(WORKED_CODE), F2=[rank + "S" for rank in "789TJQKA23456"], T1=["7S"]
+        Canfield(WORKED_CODE), F2=[rank + "S" for rank in "789TJQKA23456"], T1=["7S"]
     )
     assert game.reason(Action.parse("T1-F2")) == "the spades foundation is complete"
 
 
 def test_it_never_moves_a_card_from_foundation_to_foundation() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, Action.move("F1", "F2")) == (
         "a foundation card never goes to another foundation"
     )
@@ -153,19 +153,19 @@ def test_it_builds_columns_down_in_alternating_colours_with_the_wrap() -> None:
 
 
 def test_it_puts_a_king_on_an_ace_of_the_other_colour() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert "T2-T4" in legal_tokens(game)  # KH onto AS
     game.push(Action.parse("T2-T4"))
     assert game.full_view()["columns"] == [["6C"], ["QC"], ["QH"], ["AS", "KH"]]
 
 
 def test_it_refuses_a_card_of_the_same_colour() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, "R-T1") == "QC cannot go on 6C: same colour"
 
 
 def test_it_refuses_a_card_of_the_wrong_rank() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, "R-T3") == "QC cannot go on QH: a Q goes on a K"
 
 
@@ -174,7 +174,7 @@ def test_it_refuses_a_card_of_the_wrong_rank() -> None:
     [("8", "an 8 goes on a 9"), ("A", "an A goes on a 2"), ("7", "a 7 goes on an 8")],
 )
 def test_it_names_the_wanted_rank_with_its_article(rank: str, phrase: str) -> None:
-    def reserve_top_misfits_on_t1(g: Game) -> bool:
+    def reserve_top_misfits_on_t1(g: Canfield) -> bool:
         card, onto = top(g, "R"), top(g, "T1")
         return card[0] == rank and is_red(card) != is_red(onto) and not spec_fits(card, onto)
 
@@ -204,14 +204,14 @@ def test_it_moves_the_tail_of_a_column_as_one_run() -> None:
 
 
 def test_it_refuses_a_run_longer_than_the_column() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, "T1:2-T2") == "column T1 holds 1 card: it has no run of 2"
     game = won_prefix(143)
     assert refusal(game, "T1:9-T3") == "column T1 holds 8 cards: it has no run of 9"
 
 
 def test_it_refuses_a_move_from_an_empty_pile() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, "W-T1") == "the waste is empty"
     assert refusal(game, "F2-T1") == "foundation F2 is empty"
     game = won_prefix(194)  # reserve used up; T1 and T2 empty
@@ -231,13 +231,13 @@ def test_it_takes_only_one_card_from_the_reserve_waste_or_a_foundation(
 
 def test_it_puts_no_card_on_the_reserve_or_the_waste() -> None:
     # Action.move() and Action.parse() cannot even name these; a hand-made Action can.
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, Action("move", 6, 0, 1)) == "no card goes to the reserve"
     assert refusal(game, Action("move", 6, 1, 1)) == "no card goes to the waste"
 
 
 def test_it_refuses_a_run_onto_its_own_column() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert refusal(game, Action("move", 7, 7, 1)) == "a run cannot move onto its own column"
 
 
@@ -262,7 +262,7 @@ def test_it_undoes_a_refill_with_its_move() -> None:
 
 
 def test_it_refills_a_column_emptied_by_a_move_to_a_foundation() -> None:
-    def column_card_to_foundation(g: Game) -> bool:
+    def column_card_to_foundation(g: Canfield) -> bool:
         return any(a.src_name.startswith("T") and a.dst_name.startswith("F") for a in g.legal_moves)
 
     game = first_deal(column_card_to_foundation)
@@ -301,7 +301,7 @@ def test_it_lets_an_empty_column_take_any_card_or_run_once_the_reserve_is_empty(
 def test_it_keeps_an_empty_column_waiting_while_the_reserve_has_cards() -> None:
     # No game can reach this: a column emptied while the reserve holds cards is refilled at
     # once. A defensive message, built by hand.
-    game = impossible_position(Game(WORKED_CODE), T1=[])
+    game = impossible_position(Canfield(WORKED_CODE), T1=[])
     assert game.reason(Action.parse("R-T1")) == "T1 is empty and waits for the reserve"
 
 
@@ -321,7 +321,7 @@ def test_it_takes_a_card_back_from_a_foundation_without_losing_points() -> None:
 
 
 def test_it_takes_back_the_base_card_and_scores_it_when_placed_again() -> None:
-    def base_card_goes_back_and_reserve_top_has_its_suit(g: Game) -> bool:
+    def base_card_goes_back_and_reserve_top_has_its_suit(g: Canfield) -> bool:
         base, reserve = top(g, "F1"), top(g, "R")
         return any(a.src_name == "F1" for a in g.legal_moves) and reserve[1] == base[1]
 
@@ -342,7 +342,7 @@ def test_it_takes_back_the_base_card_and_scores_it_when_placed_again() -> None:
 
 
 def test_it_draws_three_cards_and_fewer_when_fewer_remain() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     stock = game.full_view()["stock"]  # next card first
     game.push(DRAW)
     assert game.player_view()["waste"] == {"count": 3, "cards": stock[:3]}
@@ -358,7 +358,7 @@ def test_it_draws_three_cards_and_fewer_when_fewer_remain() -> None:
 
 
 def test_it_draws_one_card_in_draw_one() -> None:
-    game = Game("CF1-D1-AAAAACL")
+    game = Canfield("CF1-D1-AAAAACL")
     stock = game.full_view()["stock"]
     for n in range(1, 35):
         game.push(DRAW)
@@ -368,11 +368,11 @@ def test_it_draws_one_card_in_draw_one() -> None:
 
 
 def test_it_refuses_to_recycle_a_full_stock() -> None:
-    assert refusal(Game(WORKED_CODE), "C") == "the stock still holds 34 cards: draw instead"
+    assert refusal(Canfield(WORKED_CODE), "C") == "the stock still holds 34 cards: draw instead"
 
 
 def test_it_recycles_the_waste_so_the_next_pass_deals_in_the_same_order() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     stock = game.full_view()["stock"]
     for _ in range(12):
         game.push(DRAW)
@@ -416,7 +416,7 @@ def test_it_refuses_to_draw_or_recycle_when_stock_and_waste_are_both_empty() -> 
 
 
 def test_it_scores_five_points_per_foundation_placement_and_nothing_else() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     scores = []
     for token in ("R-T2", "R-F1", "T2:2-T4", "R-T3", "D", "D", "D", "D", "D", "D", "D", "W-T1"):
         game.push(Action.parse(token))
@@ -450,11 +450,11 @@ def test_it_accepts_nothing_once_the_game_is_won(token: str) -> None:
 
 
 def test_it_has_nothing_to_undo_at_the_start() -> None:
-    assert refusal(Game(WORKED_CODE), "U") == "nothing to undo"
+    assert refusal(Canfield(WORKED_CODE), "U") == "nothing to undo"
 
 
 def test_it_undoes_the_last_100_actions_and_refuses_the_101st() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     for _ in range(150):
         game.push(DRAW if DRAW in game.legal_moves else RECYCLE)
     for _ in range(100):
@@ -476,7 +476,7 @@ def test_it_undoes_the_last_100_actions_and_refuses_the_101st() -> None:
 
 
 def test_it_restores_score_and_counters_on_undo() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     start = game.full_view()
     for token in ("R-T2", "R-F1", "T2:2-T4"):
         game.push(Action.parse(token))
@@ -518,7 +518,7 @@ def test_it_undoes_a_draw_and_a_recycle() -> None:
 
 
 def test_it_pops_exactly_what_it_pushed_an_undo_included() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     snapshots = []
     for token in ("R-T2", "R-F1", "T2:2-T4", "U", "U", "T2:2-T4", "D", "U", "D"):
         snapshots.append((game.full_view(), game.player_view(), counters(game)))
@@ -537,29 +537,29 @@ def test_it_writes_the_classic_variant_as_h3_and_h1() -> None:
     code = DealCode.parse("CF1-H3-AAAAACL")
     assert (code.number, code.draw, code.variant) == (63, 3, "classic")
     assert str(DealCode(63, 1, "classic")) == "CF1-H1-AAAAACL"
-    assert Game(code).player_view()["variant"] == "classic"
+    assert Canfield(code).player_view()["variant"] == "classic"
 
 
 def test_it_deals_the_classic_variant_the_same_cards() -> None:
-    app, classic = Game(WORKED_CODE).full_view(), Game("CF1-H3-AAAAACL").full_view()
+    app, classic = Canfield(WORKED_CODE).full_view(), Canfield("CF1-H3-AAAAACL").full_view()
     for key in ("reserve", "foundations", "foundation_suits", "columns", "stock", "waste"):
         assert classic[key] == app[key]
 
 
 def test_it_plays_the_worked_example_opening_under_classic_rules() -> None:
-    game = Game.replay("CF1-H3-AAAAACL", ["R-T2", "R-F1", "T2:2-T4"])
+    game = Canfield.replay("CF1-H3-AAAAACL", ["R-T2", "R-F1", "T2:2-T4"])
     assert game.full_view()["columns"] == [["6C"], ["QS"], ["QH"], ["AS", "KH", "QC"]]
     assert game.score == 5
 
 
 def test_it_moves_only_whole_piles_between_columns_in_classic() -> None:
-    def reserve_top_fits_two_columns(g: Game) -> bool:
+    def reserve_top_fits_two_columns(g: Canfield) -> bool:
         return sum(spec_fits(top(g, "R"), top(g, t)) for t in ("T1", "T2", "T3", "T4")) >= 2
 
     app = first_deal(reserve_top_fits_two_columns)
     code = DealCode(app.code.number, 3, "classic")
     first, second = (t for t in ("T1", "T2", "T3", "T4") if spec_fits(top(app, "R"), top(app, t)))
-    game = Game.replay(code, [f"R-{first}"])  # now the reserve's card also fits on `second`
+    game = Canfield.replay(code, [f"R-{first}"])  # now the reserve's card also fits on `second`
     tail = f"{first}-{second}"
     assert refusal(game, tail) == "classic rules: cards move between columns only as a whole pile"
     app.push(Action.parse(f"R-{first}"))
@@ -567,7 +567,7 @@ def test_it_moves_only_whole_piles_between_columns_in_classic() -> None:
 
 
 def test_it_always_lets_a_column_s_last_card_go_to_a_foundation_in_classic() -> None:
-    def long_column_to_foundation(g: Game) -> bool:
+    def long_column_to_foundation(g: Canfield) -> bool:
         return any(
             a.src_name.startswith("T") and a.dst_name.startswith("F") and len(g.piles[a.src]) > 1
             for a in g.legal_moves
@@ -589,7 +589,7 @@ def test_it_always_lets_a_column_s_last_card_go_to_a_foundation_in_classic() -> 
 def test_it_takes_no_card_back_from_a_foundation_in_classic() -> None:
     app = first_deal(lambda g: any(a.src_name == "F1" for a in g.legal_moves))
     take_back = next(a for a in app.legal_moves if a.src_name == "F1")
-    game = Game(DealCode(app.code.number, 3, "classic"))
+    game = Canfield(DealCode(app.code.number, 3, "classic"))
     assert refusal(game, take_back) == "classic rules: no card is taken back from a foundation"
 
 
@@ -605,7 +605,7 @@ def test_it_fills_an_empty_column_only_from_the_waste_in_classic() -> None:
         "classic rules: cards move between columns only as a whole pile"
     )
     assert refusal(game, "F1-T4") == "classic rules: no card is taken back from a foundation"
-    app = Game.replay("CF1-D3-AAAAAAB", game.history)  # the same position under the app's rules
+    app = Canfield.replay("CF1-D3-AAAAAAB", game.history)  # the same position under the app's rules
     assert [t for t in legal_tokens(app) if t.endswith("-T4")] == [
         "W-T4",
         "F1-T4",
@@ -634,7 +634,7 @@ def test_it_fills_an_empty_column_only_from_the_waste_in_classic() -> None:
 
 
 def test_it_offers_the_legal_moves_as_a_lazy_view() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     legal = game.legal_moves
     assert [a.token() for a in legal] == ["R-T2", "T2-T4", "D"]
     assert (len(legal), legal.count(), bool(legal)) == (3, 3, True)
@@ -647,7 +647,7 @@ def test_it_offers_the_legal_moves_as_a_lazy_view() -> None:
 
 
 def test_it_raises_the_reason_from_check() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     with pytest.raises(IllegalAction) as caught:
         game.check(Action.parse("R-T1"))
     assert str(caught.value) == "QC cannot go on 6C: same colour"

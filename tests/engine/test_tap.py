@@ -1,15 +1,17 @@
-"""Game.tap: every branch of RULES.md "Tapping a card"."""
+"""Canfield.tap: every branch of RULES.md "Tapping a card"."""
 
 from __future__ import annotations
 
 import pytest
 
-from games.engine import DRAW, RECYCLE, Action, DealCode, Game, NotationError
+from games.engine import DRAW, RECYCLE, Action, Canfield, DealCode, NotationError
 
 from .helpers import WON_LINE, WORKED_CODE, classic_prefix, first_deal, spec_fits, top, won_prefix
 
 
-def tap(game: Game, pile: str, index: int | None = None, double_click: bool = True) -> str | None:
+def tap(
+    game: Canfield, pile: str, index: int | None = None, double_click: bool = True
+) -> str | None:
     """The token a tap resolves to; asserts that it is a legal action."""
     action = game.tap(pile, index, double_click=double_click)
     if action is None:
@@ -34,7 +36,7 @@ def test_it_sends_the_waste_top_to_its_foundation() -> None:
 
 
 def test_it_sends_a_column_s_last_card_to_its_foundation() -> None:
-    def column_card_to_foundation(g: Game) -> bool:
+    def column_card_to_foundation(g: Canfield) -> bool:
         return any(a.src_name.startswith("T") and a.dst_name.startswith("F") for a in g.legal_moves)
 
     game = first_deal(column_card_to_foundation)
@@ -68,7 +70,7 @@ def test_it_picks_the_longest_column_that_accepts_the_card() -> None:
 
 
 def test_it_breaks_a_tie_between_columns_to_the_left() -> None:
-    def reserve_top_fits_two_columns(g: Game) -> bool:
+    def reserve_top_fits_two_columns(g: Canfield) -> bool:
         return sum(spec_fits(top(g, "R"), top(g, t)) for t in ("T1", "T2", "T3", "T4")) >= 2
 
     game = first_deal(reserve_top_fits_two_columns)
@@ -77,7 +79,7 @@ def test_it_breaks_a_tie_between_columns_to_the_left() -> None:
 
 
 def test_it_moves_a_whole_column_onto_another_column() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert tap(game, "T2", 0) == "T2-T4"  # KH onto AS
 
 
@@ -98,7 +100,7 @@ def test_it_never_moves_a_whole_column_into_an_empty_one() -> None:
 
 def test_it_taps_only_into_columns_the_classic_rules_allow() -> None:
     game = classic_prefix(105)  # reserve used up, T4 empty
-    app = Game.replay(DealCode(game.code.number), game.history)
+    app = Canfield.replay(DealCode(game.code.number), game.history)
     assert tap(app, "T3", 1) == "T3:2-T4"
     assert tap(game, "T3", 1) is None  # a tail never moves in classic
     assert tap(game, "W") == "W-T4"
@@ -113,7 +115,7 @@ def test_it_only_tries_the_foundation_with_double_click_off() -> None:
 
 
 def test_it_does_nothing_when_no_pile_accepts_the_card() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert [tap(game, pile) for pile in ("T1", "T3", "T4")] == [None, None, None]
 
 
@@ -121,7 +123,7 @@ def test_it_does_nothing_when_no_pile_accepts_the_card() -> None:
 
 
 def test_it_draws_when_the_stock_is_tapped() -> None:
-    assert Game(WORKED_CODE).tap("S") == DRAW
+    assert Canfield(WORKED_CODE).tap("S") == DRAW
 
 
 def test_it_recycles_when_the_empty_stock_is_tapped() -> None:
@@ -143,7 +145,7 @@ def test_it_does_nothing_for_a_foundation_card() -> None:
 
 
 def test_it_does_nothing_for_a_card_under_the_top_of_the_reserve_or_the_waste() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert [tap(game, "R", i) for i in (0, 11, 12)] == [None, None, "R-T2"]
     game = won_prefix(8)  # TD on the waste goes onto JS
     assert game.player_view()["waste"]["count"] == 12
@@ -153,7 +155,7 @@ def test_it_does_nothing_for_a_card_under_the_top_of_the_reserve_or_the_waste() 
 def test_it_does_nothing_for_an_empty_pile() -> None:
     game = won_prefix(194)
     assert (tap(game, "T1"), tap(game, "R")) == (None, None)
-    assert tap(Game(WORKED_CODE), "W") is None
+    assert tap(Canfield(WORKED_CODE), "W") is None
 
 
 def test_it_does_nothing_once_the_game_is_won() -> None:
@@ -167,7 +169,7 @@ def test_it_does_nothing_once_the_game_is_won() -> None:
 @pytest.mark.parametrize("pile", ["X", "T5", "F0", "", "t1", 3])
 def test_it_refuses_a_pile_that_does_not_exist(pile: object) -> None:
     with pytest.raises(NotationError) as caught:
-        Game(WORKED_CODE).tap(pile, 0)  # type: ignore[arg-type]
+        Canfield(WORKED_CODE).tap(pile, 0)  # type: ignore[arg-type]
     assert str(caught.value) == f"no pile {pile!r} to tap: use S, R, W, F1-F4 or T1-T4"
 
 
@@ -176,12 +178,12 @@ def test_it_refuses_a_pile_that_does_not_exist(pile: object) -> None:
 )
 def test_it_refuses_an_index_with_no_card(pile: str, index: object) -> None:
     with pytest.raises(NotationError) as caught:
-        Game(WORKED_CODE).tap(pile, index)  # type: ignore[arg-type]
+        Canfield(WORKED_CODE).tap(pile, index)  # type: ignore[arg-type]
     assert str(caught.value) == f"{pile} has no card at index {index!r}"
 
 
 def test_it_resolves_a_tap_to_an_action_that_push_applies() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     for pile, index in (("R", None), ("R", None), ("T2", 0)):
         action = game.tap(pile, index)
         assert action is not None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.engine import Action, DealCode, Game, GameRecord, verify_record
+from games.engine import Action, Canfield, DealCode, GameRecord, verify_record
 
 from .helpers import CORPUS, WORKED_CODE
 
@@ -23,7 +23,7 @@ EMPTY_FOUNDATIONS = [
 
 
 def test_it_deals_the_documented_start_position() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     assert game.player_view() == {
         "draw": 3,
         "variant": "app",
@@ -44,7 +44,7 @@ def test_it_deals_the_documented_start_position() -> None:
 
 
 def test_it_deals_the_whole_start_position() -> None:
-    assert Game(WORKED_CODE).full_view() == {
+    assert Canfield(WORKED_CODE).full_view() == {
         "code": "CF1-D3-AAAAACL",
         "draw": 3,
         "variant": "app",
@@ -66,11 +66,11 @@ def test_it_deals_the_whole_start_position() -> None:
 
 
 def test_it_puts_qc_8h_qs_js_on_top_of_the_reserve() -> None:
-    assert Game(WORKED_CODE).full_view()["reserve"][:4] == ["QC", "8H", "QS", "JS"]
+    assert Canfield(WORKED_CODE).full_view()["reserve"][:4] == ["QC", "8H", "QS", "JS"]
 
 
 def test_it_plays_the_three_documented_moves() -> None:
-    game = Game(WORKED_CODE)
+    game = Canfield(WORKED_CODE)
     game.push(Action.parse("R-T2"))  # QC from the reserve onto KH
     assert game.player_view()["columns"] == [["6C"], ["KH", "QC"], ["QH"], ["AS"]]
     assert game.score == 0
@@ -108,11 +108,11 @@ def test_it_replays_the_winning_line_to_a_won_game_of_255() -> None:
     game = result.game
     assert (game.is_won(), game.score, game.foundation_cards) == (True, 255, 52)
     assert (game.ply, game.moves, game.undos) == (222, 222, 0)
-    assert Game.replay(WORKED_CODE, record.actions).full_view() == game.full_view()
+    assert Canfield.replay(WORKED_CODE, record.actions).full_view() == game.full_view()
 
 
 def test_it_deals_the_same_layout_in_draw_one() -> None:
     assert DealCode.parse("CF1-D1-AAAAACL") == DealCode(63, 1, "app")
-    one, three = Game("CF1-D1-AAAAACL").full_view(), Game(WORKED_CODE).full_view()
+    one, three = Canfield("CF1-D1-AAAAACL").full_view(), Canfield(WORKED_CODE).full_view()
     assert {**one, "code": WORKED_CODE, "draw": 3} == three
-    assert Game("CF1-D1-AAAAACL").player_view()["draw"] == 1
+    assert Canfield("CF1-D1-AAAAACL").player_view()["draw"] == 1

@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from games.engine import DealCode
-from games.engine import Game as Engine
+from games.engine import Canfield, DealCode
 from tests.support import Daphne, django_env, migrate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +49,7 @@ def _daily_secret(day: dt.date) -> str:
 
     for i in range(1000):
         secret = f"browser-tests-{i}"
-        engine = Engine(DealCode(deal_number(day, secret), 3, "app"))
+        engine = Canfield(DealCode(deal_number(day, secret), 3, "app"))
         if any("-F" in move.token() for move in engine.legal_moves):
             return secret
     raise AssertionError("no secret gives a daily deal with a scoring first move")

@@ -1,7 +1,7 @@
 """Helpers for the games tests.
 
 Expected payloads are computed here from the rules engine, independently of the code under test:
-a test replays the same tokens through ``games.engine.Game`` and compares the whole answer.
+a test replays the same tokens through ``games.engine.Canfield`` and compares the whole answer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from rest_framework.test import APIClient
 
 from games import services
-from games.engine import Game as Engine
+from games.engine import Canfield
 from games.engine.solver import solve
 from games.models import Game
 
@@ -30,8 +30,8 @@ def iso(value: dt.datetime | None) -> str | None:
     return text.removesuffix("+00:00") + "Z"
 
 
-def engine_after(code: str, tokens: Iterable[str]) -> Engine:
-    return Engine.replay(code, list(tokens))
+def engine_after(code: str, tokens: Iterable[str]) -> Canfield:
+    return Canfield.replay(code, list(tokens))
 
 
 def expected_game(game: Game, tokens: list[str], **overrides: Any) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def play_tokens(game: Game, tokens: Iterable[str]) -> None:
 
 
 def winning_line(code: str = CODE) -> list[str]:
-    line = solve(Engine(code))
+    line = solve(Canfield(code))
     assert line is not None
     return [a.token() for a in line]
 

@@ -19,8 +19,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from games import services as games
-from games.engine import Game as Engine
-from games.engine import GameRecord
+from games.engine import Canfield, GameRecord
 from games.models import Game
 from leaderboard import services
 
@@ -77,7 +76,7 @@ def attempt(user: User, tokens: Iterable[str] = (), clock: Any | None = None, st
 
 def hidden_cards(game: Game) -> set[str]:
     """The cards ``game``'s player cannot see now (stock, reserve below its top)."""
-    engine = Engine(game.deal_code)
+    engine = Canfield(game.deal_code)
     for token in game.log.order_by("ply").values_list("token", flat=True):
         engine.push_token(token)
     return engine.hidden_cards()

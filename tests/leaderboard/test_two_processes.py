@@ -20,8 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from games.engine import Action, DealCode
-from games.engine import Game as Engine
+from games.engine import Action, Canfield, DealCode
 from leaderboard import services
 from tests.support import Daphne, django_env, migrate, next_action, post_json, postgres_database
 
@@ -36,7 +35,7 @@ pytestmark = pytest.mark.skipif(
 
 def scores_soon(code: DealCode, within: int = 30) -> bool:
     """Whether a hurried player of ``code`` reaches a scoring move ``within`` actions."""
-    engine = Engine(code)
+    engine = Canfield(code)
     for _ in range(within):
         token, scoring = next_action([a.token() for a in engine.legal_moves])
         if scoring:
