@@ -122,35 +122,44 @@ def bench_generation(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float,
     return timed(replay_and_generate) - timed(replay_only), positions * 5
 
 
-def bench_pop(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float, int]:
+def time_on_finished_games(
+    lines: list[tuple[DealCode, list[Action]]], run: Callable[[Canfield], int]
+) -> tuple[float, int]:
+    """Three rounds of ``run`` on every finished playout (fresh each round): total seconds and
+    how many operations ``run`` reported."""
     total = 0.0
     count = 0
     for _ in range(3):
         games = finished_games(lines)
         start = time.perf_counter()
-        for game in games:
-            pop = game.pop
-            for _ in range(game.ply):
-                pop()
+        count += sum(run(game) for game in games)
         total += time.perf_counter() - start
-        count += sum(len(line) for _, line in lines)
     return total, count
+
+
+def pop_all(game: Canfield) -> int:
+    pop = game.pop
+    plies = game.ply
+    for _ in range(plies):
+        pop()
+    return plies
+
+
+def undo_all(game: Canfield) -> int:
+    """push(UNDO) as the player does: up to 100 in a row from the end of the playout."""
+    push = game.push
+    depth = game.undo_depth
+    for _ in range(depth):
+        push(UNDO)
+    return depth
+
+
+def bench_pop(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float, int]:
+    return time_on_finished_games(lines, pop_all)
 
 
 def bench_undo(lines: list[tuple[DealCode, list[Action]]]) -> tuple[float, int]:
-    """push(UNDO) as the player does: up to 100 in a row from the end of each playout."""
-    total = 0.0
-    count = 0
-    for _ in range(3):
-        games = finished_games(lines)
-        start = time.perf_counter()
-        for game in games:
-            push = game.push
-            for _ in range(game.undo_depth):
-                push(UNDO)
-        total += time.perf_counter() - start
-        count += sum(game.undos for game in games)
-    return total, count
+    return time_on_finished_games(lines, undo_all)
 
 
 def record_of_500(seed: int) -> str:

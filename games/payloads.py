@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
 from games import services
 from games.engine import FullView, PlayerView
@@ -41,7 +41,9 @@ Result = Annotated[
 ]
 
 
-class GameDict(TypedDict):
+class GameSummary(TypedDict):
+    """What a game and its record both say of it."""
+
     id: int
     kind: Kind
     code: Annotated[str | None, "null for a daily deal until its day is over."]
@@ -51,8 +53,11 @@ class GameDict(TypedDict):
     result: Result
     player: str
     daily_date: Annotated[IsoDate | None, "The UTC day of a daily attempt."]
-    ply: Annotated[int, "Actions logged, undos included: the next action's position."]
     score: int
+
+
+class GameDict(GameSummary):
+    ply: Annotated[int, "Actions logged, undos included: the next action's position."]
     actions: Annotated[int, "Same as ply: every action logged, as the board counts them."]
     undos: int
     foundation_cards: int
@@ -74,17 +79,7 @@ class LogEntryDict(TypedDict):
     score: Annotated[int, "Score after the action."]
 
 
-class RecordDict(TypedDict):
-    id: int
-    code: Annotated[str | None, "null for a daily deal until its day is over."]
-    draw: Literal[1, 3]
-    variant: Literal["app", "classic"]
-    player: str
-    kind: Kind
-    daily_date: IsoDate | None
-    status: Status
-    result: Result
-    score: int
+class RecordDict(GameSummary):
     moves: Annotated[list[LogEntryDict], "The log: every action, undos included, in order."]
     text: Annotated[str, "The record in text notation (docs/notation.md)."]
     states: NotRequired[
@@ -99,30 +94,39 @@ def iso(value: dt.datetime | None) -> str | None:
     return value.astimezone(dt.UTC).isoformat().removesuffix("+00:00") + "Z"
 
 
-def game_dict(game: Game, today: dt.date) -> GameDict:
-    """The Game JSON of ``game`` as it stands on ``today`` (the current UTC date)."""
+def summary(game: Game, today: dt.date) -> GameSummary:
+    """What a game and its record both say of ``game`` as it stands on ``today``."""
     game.apply_day_end(today)
-    code_public = game.code_is_public(today)
-    views = services.views_of(game)
     return {
         "id": game.pk,
         "kind": game.kind,  # type: ignore[typeddict-item]
-        "code": game.code if code_public else None,
+        "code": game.code if game.code_is_public(today) else None,
         "draw": game.draw,  # type: ignore[typeddict-item]
         "variant": game.variant,  # type: ignore[typeddict-item]
         "status": game.status,  # type: ignore[typeddict-item]
         "result": game.result,  # type: ignore[typeddict-item]
         "player": game.owner.get_username(),
         "daily_date": game.daily_date.isoformat() if game.daily_date else None,
-        "ply": game.ply,
         "score": game.score,
+    }
+
+
+def game_dict(game: Game, today: dt.date) -> GameDict:
+    """The Game JSON of ``game`` as it stands on ``today`` (the current UTC date)."""
+    views = services.views_of(game)
+    head = summary(game, today)
+    return {
+        **head,
+        "ply": game.ply,
         "actions": game.ply,
         "undos": game.undos,
         "foundation_cards": game.foundation_cards,
         "started_at": iso(game.started_at),
         "finished_at": iso(game.finished_at),
         "state": views["player"],
-        "full_state": views["full"] if code_public and not game.is_in_progress else None,
+        "full_state": (
+            views["full"] if head["code"] is not None and not game.is_in_progress else None
+        ),
     }
 
 
@@ -134,27 +138,16 @@ def record_dict(game: Game, today: dt.date, states: bool = False) -> RecordDict:
     """The game's record: JSON fields, the log, and the text notation (with ``states``, the
     player's view after each ply). A daily deal's code is left out — ``None``, and no ``Code``
     header in the text — until its day is over."""
-    game.apply_day_end(today)
+    head = summary(game, today)
     log = list(game.log.order_by("ply").values_list("ply", "token", "score_after"))
     tokens = [token for _, token, _ in log]
     text = services.game_record(game, tokens).text()
-    code_public = game.code_is_public(today)
-    if not code_public:
+    if head["code"] is None:
         text = "".join(line for line in text.splitlines(True) if not line.startswith("[Code "))
-    payload: RecordDict = {
-        "id": game.pk,
-        "code": game.code if code_public else None,
-        "draw": game.draw,  # type: ignore[typeddict-item]
-        "variant": game.variant,  # type: ignore[typeddict-item]
-        "player": game.owner.get_username(),
-        "kind": game.kind,  # type: ignore[typeddict-item]
-        "daily_date": game.daily_date.isoformat() if game.daily_date else None,
-        "status": game.status,  # type: ignore[typeddict-item]
-        "result": game.result,  # type: ignore[typeddict-item]
-        "score": game.score,
-        "moves": [{"ply": ply, "token": token, "score": score} for ply, token, score in log],
-        "text": text,
-    }
+    moves: list[LogEntryDict] = [
+        {"ply": ply, "token": token, "score": score} for ply, token, score in log
+    ]
+    payload = cast(RecordDict, {**head, "moves": moves, "text": text})  # (states: below)
     if states:
         payload["states"] = services.states(game, tokens)
     return payload
