@@ -227,7 +227,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer and cache -------------------------------------------------------
 
+# Redis is never required for a request to succeed: when it cannot be reached the service
+# degrades (no live push, rate limits fail open, boards read the database) and says so at
+# /api/health/. Short connect timeouts keep a Redis that does not answer from holding requests.
 REDIS_URL = env_redis("REDIS_URL")
+CHANNEL_LAYERS: dict[str, dict[str, Any]]
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -235,7 +240,9 @@ if REDIS_URL:
             # socket_timeout above channels_redis's 5 s BZPOPMIN wait: with redis-py's default
             # (also 5 s) every idle websocket consumer died of a TimeoutError after 5 s.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 2}
+                ],
                 "prefix": "canfield",
             },
         }
@@ -245,6 +252,7 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "canfield",
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:

@@ -159,8 +159,12 @@ def states(game: Game, tokens: Iterable[str] | None = None) -> list[PlayerView]:
 
 
 def _announce(game: Game) -> None:
-    """Tell listeners (the leaderboard) once the transaction that changed ``game`` commits."""
-    transaction.on_commit(lambda: signals.standing_changed.send(sender=Game, game=game))
+    """Tell listeners (the leaderboard) once the transaction that changed ``game`` commits.
+    Robust: the change is committed, so a listener that fails is logged and never turns the
+    caller's answer into an error."""
+    transaction.on_commit(
+        lambda: signals.standing_changed.send(sender=Game, game=game), robust=True
+    )
 
 
 def _sync(game: Game, engine: Canfield) -> None:

@@ -6,7 +6,8 @@ processes of their own.
 - :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started with an environment
   from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
 - :func:`migrate`: ``manage.py migrate`` in that environment.
-- :func:`post_json`: a JSON request with an optional token, its status and JSON answer.
+- :func:`post_json`, :func:`get_json`: a JSON request with an optional token, its status and
+  JSON answer.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
 - :func:`next_action`: what a hurried player does next (a scoring move if there is one).
 """
@@ -51,7 +52,8 @@ def django_env(
     **extra: str,
 ) -> dict[str, str]:
     """The environment for a Django or Daphne subprocess: this one's without REDIS_URL and DEBUG,
-    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` if given."""
+    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` (which may
+    override any of these: ``THROTTLE_LOGIN="20/min"``) if given."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -65,8 +67,8 @@ def django_env(
         THROTTLE_SIGNUP="off",
         THROTTLE_LOGIN="off",
         LOG_LEVEL="WARNING",
-        **extra,
     )
+    env.update(extra)
     if redis_url:
         env["REDIS_URL"] = redis_url
     return env
@@ -164,6 +166,17 @@ def post_json(
     if token:
         headers["Authorization"] = f"Token {token}"
     request = urllib.request.Request(url, json.dumps(body or {}).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def get_json(url: str, token: str = "", timeout: float = 30) -> tuple[int, Any]:
+    """GET ``url`` (with ``Authorization: Token``, if given): the status and the JSON answer."""
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, json.loads(response.read() or b"null")

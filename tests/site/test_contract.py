@@ -9,6 +9,9 @@ object schema is made strict here (no properties beyond the documented ones).
 from __future__ import annotations
 
 import datetime as dt
+import json
+import urllib.error
+import urllib.request
 from typing import Any
 
 import jsonschema
@@ -20,6 +23,7 @@ from rest_framework.test import APIClient
 from games import services
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE
+from tests.support import Daphne, django_env
 
 API = "urn:canfield:api"
 
@@ -85,6 +89,20 @@ def _strict(node: Any) -> Any:
     return copy
 
 
+class LiveResponse:
+    """An answer of a live server (urllib), as the test client's responses look to ``check``."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                self.status_code, self.content = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            self.status_code, self.content = error.code, error.read()
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
 @pytest.fixture
 def contract(api: APIClient) -> Contract:
     response = api.get("/api/schema/", {"format": "json"})
@@ -93,7 +111,7 @@ def contract(api: APIClient) -> Contract:
 
 
 def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
-    contract, api, owner, other, throttle_rates
+    contract, api, owner, other, throttle_rates, tmp_path
 ):
     owner_api, other_api = token_client(owner), token_client(other)
     check = contract.check
@@ -101,6 +119,10 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
 
     # --- health and accounts -------------------------------------------------------------------
     check("GET", "/api/health/", api.get("/api/health/"), 200)
+    ready = "/api/health/ready/"
+    check("GET", ready, api.get(ready), 200)
+    with Daphne(django_env(f"sqlite:///{tmp_path / 'missing' / 'db'}"), tmp_path / "log") as down:
+        check("GET", ready, LiveResponse(f"{down.url}{ready}"), 503)  # its database is missing
     check("GET", "/api/auth/me/", owner_api.get("/api/auth/me/"), 200)
     check("GET", "/api/auth/me/", api.get("/api/auth/me/"), 401)
 
