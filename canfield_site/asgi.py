@@ -17,6 +17,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
 from canfield_site.websocket import no_route  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
@@ -29,9 +30,15 @@ websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
     re_path(r"", no_route),  # type: ignore[arg-type,list-item]
 ]
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_routes))),
-    }
+# Request bodies over their limit: 413 before they are read, here and inside Daphne.
+limit_daphne_bodies()
+application = BodyLimitMiddleware(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(
+                AuthMiddlewareStack(URLRouter(websocket_routes))
+            ),
+        }
+    )
 )

@@ -259,6 +259,13 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# --- Limits --------------------------------------------------------------------------------
+
+# The largest request body, in bytes, under /api/ and elsewhere (the admin's forms): a larger one
+# is refused with 413 too_large before it is read (canfield_site.limits, in Daphne itself too).
+MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
+MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
+
 # --- Accounts ------------------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

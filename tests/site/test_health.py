@@ -106,7 +106,7 @@ def asgi_get(path: str) -> tuple[int, dict[bytes, bytes], bytes]:
 
     # In a thread of its own: another test's tool may hold an event loop in this one.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        run = application(scope, receive, send)  # type: ignore[arg-type]  # (a plain dict scope)
+        run = application(scope, receive, send)
         pool.submit(asyncio.run, asyncio.wait_for(run, 10)).result()
     start, *bodies = sent
     headers = {name.lower(): value for name, value in start["headers"]}
