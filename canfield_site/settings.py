@@ -266,6 +266,10 @@ else:
 MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
 MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 
+# The admin (/admin/, read-only over games): on by default for `make run`; the compose file
+# turns it off unless ADMIN_ENABLED is set there. Its log-in page has the API's log-in limits.
+ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
+
 # --- Accounts ------------------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -304,7 +308,10 @@ WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 # Throttle rates by scope; a view opts in with `throttle_scope = "<scope>"`.
 THROTTLE_RATES = {
     "signup": env_rate("THROTTLE_SIGNUP", "10/hour"),
+    # Log-ins (the API's and the admin's): every attempt per client address, and failed attempts
+    # per account, whatever the address (canfield_site.throttling.LoginLimits).
     "login": env_rate("THROTTLE_LOGIN", "20/min"),
+    "login_account": env_rate("THROTTLE_LOGIN_ACCOUNT", "10/hour"),
     "actions": env_rate("THROTTLE_ACTIONS", "600/min"),
 }
 

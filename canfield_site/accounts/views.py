@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canfield_site.api_errors import ApiError, ErrorSerializer
+from canfield_site.throttling import LoginLimits
 
 from .serializers import (
     USERNAME_TAKEN,
@@ -60,8 +61,10 @@ class SignupView(APIView):
 
 
 class LoginView(APIView):
+    """Limited per client address (every attempt) and per account (failed attempts): see
+    ``canfield_site.throttling.LoginLimits``; a 429's message says which."""
+
     permission_classes = [AllowAny]
-    throttle_scope = "login"
 
     @extend_schema(
         operation_id="auth_login",
@@ -70,6 +73,11 @@ class LoginView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
+        raw = request.data.get("username") if isinstance(request.data, dict) else None
+        limits = LoginLimits(request, raw if isinstance(raw, str) else "")
+        if (refusal := limits.refusal()) is not None:
+            raise refusal
+        limits.attempt()
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         username = serializer.validated_data["username"]
@@ -82,6 +90,7 @@ class LoginView(APIView):
             password=serializer.validated_data["password"],
         )
         if user is None:
+            limits.failed()
             raise ApiError(400, "invalid_credentials", "Wrong username or password.")
         token, _ = Token.objects.get_or_create(user=user)
         login(request._request, user)
