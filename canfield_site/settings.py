@@ -161,6 +161,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "canfield_site.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -188,6 +189,23 @@ TEMPLATES = [
         },
     },
 ]
+
+# Every response's Content-Security-Policy: scripts, styles and everything else from this site
+# only — no inline script or style anywhere (the frontend has none; keep it so), websockets to
+# this host ('self' covers ws: and wss:), no framing, no plugins.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 # API paths answer CSRF failures outside DRF with the JSON error shape too.
 CSRF_FAILURE_VIEW = "canfield_site.api_errors.csrf_failure"
@@ -266,11 +284,19 @@ else:
 MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
 MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 
+# The most actions one game may have, undos included: the next one is refused with 409
+# game_too_long (a game's log, its record and the cost of each action stay bounded).
+MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
+
 # The admin (/admin/, read-only over games): on by default for `make run`; the compose file
 # turns it off unless ADMIN_ENABLED is set there. Its log-in page has the API's log-in limits.
 ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
 
 # --- Accounts ------------------------------------------------------------------------------
+
+# An API token works for this many days after it was issued (then 401: log in again, which
+# issues a new one). Sessions (the pages) keep Django's own two weeks.
+TOKEN_LIFETIME_DAYS = env_int("TOKEN_LIFETIME_DAYS", 30, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -313,12 +339,14 @@ THROTTLE_RATES = {
     "login": env_rate("THROTTLE_LOGIN", "20/min"),
     "login_account": env_rate("THROTTLE_LOGIN_ACCOUNT", "10/hour"),
     "actions": env_rate("THROTTLE_ACTIONS", "600/min"),
+    # A record with every state (?states=1) costs up to ~2 MB and 0.4 s: per player, or address.
+    "states": env_rate("THROTTLE_STATES", "30/min"),
 }
 
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes "not logged in" a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "canfield_site.accounts.auth.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -6,6 +6,9 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from canfield_site.accounts.payloads import AuthResultDict
+from canfield_site.schema import serializer_for
+
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,30}")
 USERNAME_RULES = "Usernames are 3 to 30 characters: letters, digits, _ and -."
 USERNAME_TAKEN = "That username is taken."
@@ -41,11 +44,7 @@ class LoginSerializer(serializers.Serializer[Any]):
     password = serializers.CharField(max_length=128, trim_whitespace=False, write_only=True)
 
 
-class AuthResultSerializer(serializers.Serializer[Any]):
-    """What sign-up and log-in answer: the canonical username and the API token."""
-
-    username = serializers.CharField()
-    token = serializers.CharField()
+AuthResultSerializer = serializer_for(AuthResultDict, "AuthResult")
 
 
 class MeSerializer(serializers.Serializer[Any]):

@@ -125,7 +125,8 @@ class GameActionView(APIView):
                 " (bad_notation), or an action the rules refuse (illegal_action; the message"
                 " is the engine's reason).",
                 e409="The position is not the game's (stale_ply, with the game's current"
-                " ply), or the game is over (game_over).",
+                " ply), the game is over (game_over), or it has the most actions a game may"
+                " have (game_too_long).",
             ),
         },
     )
@@ -152,11 +153,22 @@ class GameRecordView(APIView):
     # Who may read a record is services.can_view_record's decision, anonymous users included.
     permission_classes = [AllowAny]
 
+    @property
+    def throttle_scope(self) -> str | None:
+        """A record with every state (``?states=1``: up to ~2 MB, ~0.4 s for the longest game)
+        is rate-limited (``THROTTLE_STATES``), per player or per address; a plain one is not."""
+        return "states" if self.request.query_params.get("states") in {"1", "true"} else None
+
     @extend_schema(
         tags=TAGS,
         summary="A game's record: move log as JSON and as text",
         parameters=[RecordQuerySerializer],
-        responses={200: RecordSerializer, **_errors(400, 401, 404)},
+        responses={
+            200: RecordSerializer,
+            **_errors(
+                400, 401, 404, 429, e429="Rate-limited, with ?states=1: throttled (retry_after)."
+            ),
+        },
     )
     def get(self, request: Request, pk: int) -> Response:
         query = RecordQuerySerializer(data=request.query_params)

@@ -174,6 +174,9 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     record = "/api/games/{id}/record/"
     url = f"{games}{game['id']}/record/"
     check("GET", record, owner_api.get(url, {"states": "1"}), 200)
+    throttle_rates(states="1/min")  # (one read already)
+    check("GET", record, owner_api.get(url, {"states": "1"}), 429)
+    throttle_rates(states=None)
     check("GET", record, owner_api.get(url, {"states": "perhaps"}), 400)
     check("GET", record, api.get(url), 401)
     check("GET", record, other_api.get(url), 404)

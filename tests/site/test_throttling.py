@@ -78,6 +78,7 @@ def test_it_has_the_documented_default_rates():
         "login": "20/min",
         "login_account": "10/hour",
         "actions": "600/min",
+        "states": "30/min",
     }
 
 
