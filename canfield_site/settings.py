@@ -377,6 +377,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "canfield_site.schema.openapi_31_nullable",
+        "canfield_site.schema.common_responses",
     ],
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI and Redoc from the drf-spectacular-sidecar package: no CDN at run time.

@@ -7,7 +7,7 @@ processes of their own.
   from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
 - :func:`migrate`: ``manage.py migrate`` in that environment.
 - :func:`post_json`, :func:`get_json`: a JSON request with an optional token, its status and
-  JSON answer.
+  JSON answer; :func:`asgi_request`: one request through an ASGI application, in process.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
 - :func:`next_action`: what a hurried player does next (a scoring move if there is one).
 """
@@ -182,6 +182,61 @@ def get_json(url: str, token: str = "", timeout: float = 30) -> tuple[int, Any]:
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def asgi_request(
+    application: Any,
+    method: str,
+    path: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    chunks: list[bytes] | None = None,
+) -> tuple[int, dict[bytes, bytes], bytes, int]:
+    """One HTTP request through an ASGI ``application``, in a thread of its own (another test's
+    tool may hold an event loop in this one): the status, the headers, the body, and how many
+    of ``chunks`` the application read. The client stays connected after its last chunk."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = chunks if chunks is not None else [b""]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", b"localhost"), *(headers or [])],
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8000),
+    }
+    pending = [
+        {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1}
+        for i, chunk in enumerate(chunks)
+    ]
+    read = 0
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        if pending:
+            read += 1
+            return pending.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def run() -> None:
+        await asyncio.wait_for(application(scope, receive, send), 10)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, run()).result()
+    start, *bodies = sent
+    answer_headers = {name.lower(): value for name, value in start["headers"]}
+    return start["status"], answer_headers, b"".join(b.get("body", b"") for b in bodies), read
 
 
 def next_action(legal: list[str]) -> tuple[str, bool]:

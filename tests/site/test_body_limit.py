@@ -8,20 +8,17 @@ elsewhere.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
 
 from canfield_site.asgi import application
-from tests.support import Daphne, django_env, migrate
+from tests.support import Daphne, asgi_request, django_env, migrate
 
 TOO_LARGE = {"code": "too_large", "message": "The request body is larger than 65536 bytes."}
 
@@ -29,43 +26,11 @@ TOO_LARGE = {"code": "too_large", "message": "The request body is larger than 65
 def asgi_post(path: str, chunks: list[bytes], length: int | None = None) -> tuple[int, bytes, int]:
     """POST ``chunks`` through the ASGI application (with a Content-Length header if
     ``length``): the status, the body, and how many chunks the application read."""
-    headers = [(b"host", b"localhost"), (b"content-type", b"application/json")]
+    headers = [(b"content-type", b"application/json")]
     if length is not None:
         headers.append((b"content-length", str(length).encode()))
-    scope = {
-        "type": "http",
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": headers,
-        "client": ("127.0.0.1", 40000),
-        "server": ("127.0.0.1", 8000),
-    }
-    pending = [
-        {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1}
-        for i, chunk in enumerate(chunks)
-    ]
-    read = 0
-    sent: list[dict[str, Any]] = []
-
-    async def receive():
-        nonlocal read
-        if pending:
-            read += 1
-            return pending.pop(0)
-        await asyncio.Event().wait()  # the client stays connected
-
-    async def send(message):
-        sent.append(message)
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        run = application(scope, receive, send)
-        pool.submit(asyncio.run, asyncio.wait_for(run, 10)).result()
-    start, *bodies = sent
-    return start["status"], b"".join(part.get("body", b"") for part in bodies), read
+    status, _, body, read = asgi_request(application, "POST", path, headers, chunks)
+    return status, body, read
 
 
 def test_it_refuses_a_declared_length_over_the_limit_without_reading_the_body():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import urllib.error
 import urllib.request
 from typing import Any
@@ -20,10 +21,11 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from rest_framework.test import APIClient
 
+from canfield_site.asgi import application
 from games import services
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE
-from tests.support import Daphne, django_env
+from tests.support import Daphne, asgi_request, django_env
 
 API = "urn:canfield:api"
 
@@ -89,6 +91,16 @@ def _strict(node: Any) -> Any:
     return copy
 
 
+class AsgiResponse:
+    """An answer of the ASGI application Daphne serves (what the test client skips)."""
+
+    def __init__(self, method: str, path: str, headers: list[tuple[bytes, bytes]]) -> None:
+        self.status_code, _, self.content, _ = asgi_request(application, method, path, headers)
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
 class LiveResponse:
     """An answer of a live server (urllib), as the test client's responses look to ``check``."""
 
@@ -149,6 +161,7 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("POST", games, api.post(games, {}), 401)
     check("GET", games, owner_api.get(games), 200)
     check("GET", games, owner_api.get(games, {"status": "sideways"}), 400)
+    check("GET", games, owner_api.get(games, {"page": 9}), 404)
     check("GET", games, api.get(games), 401)
 
     detail = "/api/games/{id}/"
@@ -208,11 +221,31 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     days = "/api/daily/days/"
     check("GET", days, api.get(days), 200)
     check("GET", days, api.get(days, {"page": 9}), 404)
+    check("GET", days, api.get(days, {"page": "1.0"}), 400)
 
     players = "/api/players/{username}/"
     check("GET", players, api.get("/api/players/owner/"), 200)
     check("GET", players, api.get("/api/players/owner/", {"page": 0}), 400)
     check("GET", players, api.get("/api/players/nobody/"), 404)
+
+    # --- what every POST may answer: 413, 415 (with a body), 403 (a session without CSRF) -------
+    ids = {"id": str(game["id"])}
+    session = SessionClient()
+    session.force_login(other)
+    for path, operations in contract.schema["paths"].items():
+        if "post" not in operations:
+            continue
+        url = re.sub(r"\{(\w+)\}", lambda m: ids[m.group(1)], path)
+        for status in sorted({"413", "415", "403"} & set(operations["post"]["responses"])):
+            response: Any
+            if status == "413":
+                headers = [(b"content-type", b"application/json"), (b"content-length", b"70000")]
+                response = AsgiResponse("POST", url, headers)
+            elif status == "415":
+                response = owner_api.post(url, "ply=0", content_type="text/plain")
+            else:
+                response = session.post(url, {}, format="json")
+            check("POST", path, response, int(status))
 
     # --- rate limits, then: every documented response was seen ---------------------------------
     _clear_cache()
@@ -221,5 +254,9 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("POST", signup, APIClient().post(signup, {"username": "two", "password": PASSWORD}), 429)
     check("POST", login, APIClient().post(login, good), 200)
     check("POST", login, APIClient().post(login, good), 429)
+    _clear_cache()
+    throttle_rates(login="100/min", login_account="1/hour")
+    check("POST", login, APIClient().post(login, {**good, "password": "wrong"}), 400)
+    check("POST", login, APIClient().post(login, good), 429)  # the account's limit
 
     assert contract.documented() - contract.seen == set()

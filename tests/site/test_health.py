@@ -1,18 +1,16 @@
 """GET /api/health/ (liveness: always 200, Redis reported) and /api/health/ready/ (readiness:
 503 while the database is down). Redis that cannot be reached is a real closed port here."""
 
-import asyncio
 import json
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
 
 from canfield_site.asgi import application
-from tests.support import Daphne, django_env, free_port
+from tests.support import Daphne, asgi_request, django_env, free_port
 
 #: What the test process's own Redis is: "off" on the in-memory settings, "up" with REDIS_URL.
 REDIS = "up" if django_settings.REDIS_URL else "off"
@@ -79,38 +77,9 @@ def test_it_is_not_ready_while_its_database_is_down(tmp_path):
 
 
 def asgi_get(path: str) -> tuple[int, dict[bytes, bytes], bytes]:
-    """GET through the ASGI application Daphne serves (channels' HttpCommunicator wants a
-    body in every message, which the ASGI spec does not promise)."""
-    scope = {
-        "type": "http",
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"host", b"localhost")],
-        "client": ("127.0.0.1", 40000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent: list[dict[str, Any]] = []
-    requests = [{"type": "http.request", "body": b"", "more_body": False}]
-
-    async def receive():
-        if requests:
-            return requests.pop()
-        await asyncio.Event().wait()  # the client stays connected
-
-    async def send(message):
-        sent.append(message)
-
-    # In a thread of its own: another test's tool may hold an event loop in this one.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        run = application(scope, receive, send)
-        pool.submit(asyncio.run, asyncio.wait_for(run, 10)).result()
-    start, *bodies = sent
-    headers = {name.lower(): value for name, value in start["headers"]}
-    return start["status"], headers, b"".join(part.get("body", b"") for part in bodies)
+    """GET through the ASGI application Daphne serves."""
+    status, headers, body, _ = asgi_request(application, "GET", path)
+    return status, headers, body
 
 
 def test_it_answers_through_the_asgi_application():
