@@ -6,6 +6,7 @@ processes of their own.
 - :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started with an environment
   from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
 - :func:`migrate`: ``manage.py migrate`` in that environment.
+- :class:`RedisServer`: a redis-server of the test's own on a free port, to kill and restart.
 - :func:`post_json`, :func:`get_json`: a JSON request with an optional token, its status and
   JSON answer; :func:`asgi_request`: one request through an ASGI application, in process.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
@@ -149,6 +150,64 @@ class Daphne:
             self._log_file = None
 
     def __enter__(self) -> Daphne:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class RedisServer:
+    """A redis-server of the test's own on a free port of 127.0.0.1 — never the shared one — with
+    no persistence: ``with RedisServer() as redis: redis.url``. ``kill()`` is a kill -9;
+    ``start()`` again brings up an empty one on the same port."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, ready_within: float = 10) -> RedisServer:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+            + ["--save", "", "--appendonly", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + ready_within
+        while not self.answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server on port {self.port} did not start")
+            time.sleep(0.05)
+        return self
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        """kill -9, and wait until it is gone."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __enter__(self) -> RedisServer:
         return self.start()
 
     def __exit__(
