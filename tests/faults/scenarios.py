@@ -317,7 +317,8 @@ class RedisReport:
     during_outage: dict[int, int]
     #: Close codes the watcher saw while Redis was away (4503: live updates unavailable).
     close_codes: list[int | None]
-    #: Seconds from Redis's restart to the watcher's first snapshot.
+    #: Seconds from Redis answering again to the watcher's first snapshot after its last close
+    #: (0 when it came within the ~50 ms it takes to notice that Redis answers).
     resumed_after: float | None
     #: Live updates the watcher received after that snapshot.
     updates_after: int
@@ -383,8 +384,10 @@ def restart_redis_under_load(
             resynced = latest is not None and standings(latest[1]["results"]) == standings(rest)
         watching.set()
         watcher.join(timeout=10)
+        # The watcher's first snapshot once Redis answered again: after its last close.
+        last_close = max([t for t, _ in watcher.closes if t >= went_down], default=went_down)
         snapshots_after = [
-            t for t, f in watcher.frames if f["type"] == "snapshot" and t > came_back
+            t for t, frame in watcher.frames if frame["type"] == "snapshot" and t > last_close
         ]
         resumed = snapshots_after[0] if snapshots_after else None
         updates_after = sum(
@@ -401,7 +404,7 @@ def restart_redis_under_load(
             tally=tally,
             during_outage=during,
             close_codes=[code for t, code in watcher.closes if went_down <= t <= came_back + 1],
-            resumed_after=None if resumed is None else resumed - came_back,
+            resumed_after=None if resumed is None else max(0.0, resumed - came_back),
             updates_after=updates_after,
             resynced=resynced,
             health_while_down=health,
