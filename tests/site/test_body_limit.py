@@ -141,7 +141,11 @@ def test_daphne_keeps_no_part_of_a_large_body(daphne):
 def test_daphne_serves_a_body_within_the_limit(daphne):
     body = json.dumps({"username": "bob", "password": "p" * 100}).encode()
 
-    headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
+    headers = {
+        "Content-Type": "application/json",
+        "Content-Length": str(len(body)),
+        "Connection": "close",
+    }
     answer = raw_post(daphne.port, "/api/auth/login/", headers, iter([body]))
 
     assert answer.startswith(b"HTTP/1.1 400 ")
