@@ -11,6 +11,7 @@ the limits fail open: the request goes through and a warning is logged, because 
 failed request would be worse than an unlimited one for as long as Redis is away.
 """
 
+import hashlib
 import logging
 from typing import Any
 
@@ -108,7 +109,9 @@ class LoginLimits:
     def __init__(self, request: HttpRequest | Request, username: str) -> None:
         drf_request = request if isinstance(request, Request) else Request(request)
         self.address = KeyedThrottle("login", BaseThrottle().get_ident(drf_request))
-        self.account = KeyedThrottle("login_account", username.strip().lower()[:150])
+        # (hashed: any text may be tried as a username, and the cache keys stay plain)
+        account = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
+        self.account = KeyedThrottle("login_account", account)
 
     def refusal(self) -> Throttled | None:
         """The 429 to answer, if a limit is reached."""
