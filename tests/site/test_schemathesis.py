@@ -77,6 +77,7 @@ def test_the_api_keeps_its_schema_under_fuzzing(server):
             "--report-junit-path",
             str(work / "schemathesis.xml"),
         ],
+        cwd=work,  # (its cache, .schemathesis/, stays out of the repository and of later runs)
         capture_output=True,
         text=True,
         timeout=300,
