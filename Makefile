@@ -19,7 +19,7 @@ help:
 	@echo "make pytest  the test suite only (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint    ruff check, ruff format --check, mypy (the whole project), compose check"
 	@echo "make fmt     ruff format and ruff check --fix"
-	@echo "make bench   run the engine, API and leaderboard benchmarks"
+	@echo "make bench   run the engine, API, leaderboard and fault benchmarks"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
 
 $(BIN)/python:
@@ -79,6 +79,6 @@ lock: deps
 	$(BIN)/uv pip compile -q pyproject.toml --group dev --python-version 3.11 -o requirements-dev.lock
 
 bench: deps
-	@set -e; for script in engine api board; do \
+	@set -e; for script in engine api board faults; do \
 		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
 	done

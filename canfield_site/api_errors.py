@@ -37,6 +37,7 @@ STATUS: dict[str, int] = {
     "not_found": 404,
     "attempt_exists": 409,
     "game_over": 409,
+    "game_too_long": 409,
     "stale_ply": 409,
 }
 

@@ -1,6 +1,9 @@
 """The ASGI application that Daphne serves: HTTP goes to Django, websockets to Channels."""
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 from django.core.asgi import get_asgi_application
 
@@ -12,14 +15,30 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
+from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
+from canfield_site.websocket import no_route  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
-    }
+if TYPE_CHECKING:
+    from channels.routing import _ExtendedURLPattern
+
+# Any other websocket path: closed with 4404, not a crash of the router.
+websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
+    *websocket_urlpatterns,
+    re_path(r"", no_route),  # type: ignore[arg-type,list-item]
+]
+
+# Request bodies over their limit: 413 before they are read, here and inside Daphne.
+limit_daphne_bodies()
+application = BodyLimitMiddleware(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(
+                AuthMiddlewareStack(URLRouter(websocket_routes))
+            ),
+        }
+    )
 )

@@ -113,3 +113,43 @@ def openapi_31_nullable(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]
 
     fix(result)
     return result
+
+
+#: Responses every operation of a kind may give, whatever its view says (postprocessing hook
+#: ``common_responses``): status → (which operations, description).
+COMMON_RESPONSES: dict[str, str] = {
+    "403": "A logged-in session's request without its CSRF token: permission_denied.",
+    "413": "The request body is over the size limit (64 KB): too_large, before it is read.",
+    "415": "The body is not sent as application/json: unsupported_media_type.",
+}
+
+
+def common_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A drf-spectacular postprocessing hook: what the site does for every endpoint, in the
+    schema, so that it documents every status each endpoint may answer.
+
+    - Request bodies admit no keys but their own (``canfield_site.strict.StrictSerializer``):
+      every request object component gets ``additionalProperties: false``.
+    - Every POST may be answered 413 (``canfield_site.limits``); every operation that reads a
+      JSON body 415 for another media type; every POST open to a session 403 without CSRF.
+    """
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request") and component.get("type") == "object":
+            component["additionalProperties"] = False
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            if method != "post":
+                continue
+            statuses = ["413"]
+            if "requestBody" in operation:
+                statuses.append("415")
+            if any("cookieAuth" in rule for rule in operation.get("security", [])):
+                statuses.append("403")
+            responses = operation["responses"]
+            for status in statuses:
+                responses.setdefault(
+                    status, {"content": error, "description": COMMON_RESPONSES[status]}
+                )
+            operation["responses"] = dict(sorted(responses.items()))
+    return result

@@ -161,6 +161,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "canfield_site.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -188,6 +189,23 @@ TEMPLATES = [
         },
     },
 ]
+
+# Every response's Content-Security-Policy: scripts, styles and everything else from this site
+# only — no inline script or style anywhere (the frontend has none; keep it so), websockets to
+# this host ('self' covers ws: and wss:), no framing, no plugins.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 # API paths answer CSRF failures outside DRF with the JSON error shape too.
 CSRF_FAILURE_VIEW = "canfield_site.api_errors.csrf_failure"
@@ -227,7 +245,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer and cache -------------------------------------------------------
 
+# Redis is never required for a request to succeed: when it cannot be reached the service
+# degrades (no live push, rate limits fail open, boards read the database) and says so at
+# /api/health/. Short connect timeouts keep a Redis that does not answer from holding requests.
 REDIS_URL = env_redis("REDIS_URL")
+CHANNEL_LAYERS: dict[str, dict[str, Any]]
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -235,7 +258,9 @@ if REDIS_URL:
             # socket_timeout above channels_redis's 5 s BZPOPMIN wait: with redis-py's default
             # (also 5 s) every idle websocket consumer died of a TimeoutError after 5 s.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 2}
+                ],
                 "prefix": "canfield",
             },
         }
@@ -245,13 +270,33 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "canfield",
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# --- Limits --------------------------------------------------------------------------------
+
+# The largest request body, in bytes, under /api/ and elsewhere (the admin's forms): a larger one
+# is refused with 413 too_large before it is read (canfield_site.limits, in Daphne itself too).
+MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
+MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
+
+# The most actions one game may have, undos included: the next one is refused with 409
+# game_too_long (a game's log, its record and the cost of each action stay bounded).
+MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
+
+# The admin (/admin/, read-only over games): on by default for `make run`; the compose file
+# turns it off unless ADMIN_ENABLED is set there. Its log-in page has the API's log-in limits.
+ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
+
 # --- Accounts ------------------------------------------------------------------------------
+
+# An API token works for this many days after it was issued (then 401: log in again, which
+# issues a new one). Sessions (the pages) keep Django's own two weeks.
+TOKEN_LIFETIME_DAYS = env_int("TOKEN_LIFETIME_DAYS", 30, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -289,19 +334,25 @@ WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 # Throttle rates by scope; a view opts in with `throttle_scope = "<scope>"`.
 THROTTLE_RATES = {
     "signup": env_rate("THROTTLE_SIGNUP", "10/hour"),
+    # Log-ins (the API's and the admin's): every attempt per client address, and failed attempts
+    # per account, whatever the address (canfield_site.throttling.LoginLimits).
     "login": env_rate("THROTTLE_LOGIN", "20/min"),
+    "login_account": env_rate("THROTTLE_LOGIN_ACCOUNT", "10/hour"),
     "actions": env_rate("THROTTLE_ACTIONS", "600/min"),
+    # A record with every state (?states=1) costs up to ~2 MB and 0.4 s: per player, or address.
+    "states": env_rate("THROTTLE_STATES", "30/min"),
 }
 
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes "not logged in" a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "canfield_site.accounts.auth.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["canfield_site.parsers.JSONParser"],
+    "DEFAULT_METADATA_CLASS": "canfield_site.parsers.Metadata",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -326,6 +377,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "canfield_site.schema.openapi_31_nullable",
+        "canfield_site.schema.common_responses",
     ],
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI and Redoc from the drf-spectacular-sidecar package: no CDN at run time.

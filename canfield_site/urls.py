@@ -1,19 +1,35 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from .views import HealthView
+from .admin_login import admin_login
+from .views import HealthView, ReadyView
 
 urlpatterns = [
-    path("admin/", admin.site.urls),
     path("api/health/", HealthView.as_view(), name="health"),
+    path("api/health/ready/", ReadyView.as_view(), name="health-ready"),
     path("api/auth/", include("canfield_site.accounts.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # (split: its script is served at ?script, not inline, for the Content-Security-Policy)
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(
+            url_name="schema", template_name="frontend/api_docs.html"
+        ),
+        name="docs",
+    ),
     path("api/", include("games.api.urls")),
     path("api/", include("leaderboard.urls")),
     path("", include("frontend.urls")),
 ]
+
+# The admin, when enabled (ADMIN_ENABLED), its log-in page rate-limited as the API's.
+if settings.ADMIN_ENABLED:
+    urlpatterns[:0] = [
+        path("admin/login/", admin_login, name="admin-login"),
+        path("admin/", admin.site.urls),
+    ]
 
 # JSON errors under /api/, Django's pages elsewhere (canfield_site.api_errors).
 handler400 = "canfield_site.api_errors.handler400"

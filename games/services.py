@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, TypedDict
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -159,8 +160,12 @@ def states(game: Game, tokens: Iterable[str] | None = None) -> list[PlayerView]:
 
 
 def _announce(game: Game) -> None:
-    """Tell listeners (the leaderboard) once the transaction that changed ``game`` commits."""
-    transaction.on_commit(lambda: signals.standing_changed.send(sender=Game, game=game))
+    """Tell listeners (the leaderboard) once the transaction that changed ``game`` commits.
+    Robust: the change is committed, so a listener that fails is logged and never turns the
+    caller's answer into an error."""
+    transaction.on_commit(
+        lambda: signals.standing_changed.send(sender=Game, game=game), robust=True
+    )
 
 
 def _sync(game: Game, engine: Canfield) -> None:
@@ -288,8 +293,8 @@ def play(game_id: int, user: Viewer, ply: int, action: str | Tap) -> PlayResult:
     ``ply == game.ply`` applies it. A request that repeats the last applied action
     (``ply == game.ply - 1`` and the same resolved token) is answered again with the current
     state, not applied twice. Any other ply is ``stale_ply``. Errors: ``not_found`` (no such
-    game, or not the user's), ``game_over``, ``bad_notation``, ``illegal_action`` (with the
-    engine's reason).
+    game, or not the user's), ``game_over``, ``game_too_long`` (``settings.MAX_GAME_ACTIONS``
+    actions are logged already), ``bad_notation``, ``illegal_action`` (with the engine's reason).
     """
     if isinstance(action, str):
         _parse(action)  # malformed input is refused whatever the game and position
@@ -307,6 +312,12 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
         raise _game_over(game)
     if ply != game.ply:
         raise _stale(game, ply)
+    if game.ply >= settings.MAX_GAME_ACTIONS:
+        raise GameError(
+            "game_too_long",
+            f"This game has {game.ply} actions, the most a game may have: resign it, or start "
+            "another.",
+        )
 
     engine = load_engine(game)
     resolved = _resolve(engine, action)

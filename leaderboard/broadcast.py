@@ -178,7 +178,10 @@ class _Broadcaster:
             await _deliver(day, message)
         except Exception:  # a failed flush must not kill the loop
             log.exception("leaderboard: broadcasting the board of %s failed", day)
-            await self.loop.run_in_executor(self.workers, cache.delete, dirty_key(day))
+            try:
+                await self.loop.run_in_executor(self.workers, cache.delete, dirty_key(day))
+            except Exception:  # Redis away: the key lapses after DIRTY_TIMEOUT
+                log.warning("leaderboard: the dirty key of %s stays until it lapses", day)
             retry = attempt < FLUSH_ATTEMPTS  # e.g. SQLite busy: try again after a window
             if retry:
                 self.loop.call_later(delay(), self._spawn, day, attempt + 1)

@@ -17,25 +17,39 @@ more than one has missed an update and may send ``{"type": "resync"}`` (at most 
 A refused date is answered with an error frame and the socket is closed with the code that
 :data:`CLOSE_CODES` gives the error: 4400 for a malformed date (``invalid_date``), 4404 for a day
 that has not begun yet (``not_found``).
+
+When the channel layer (Redis) cannot be reached — to join the day's group, or while waiting
+for its messages — the socket gets an error frame ``unavailable`` and is closed with
+:data:`CLOSE_UNAVAILABLE` (4503): the page then polls the REST board and reconnects later.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from redis.exceptions import RedisError
 
 from games.errors import GameError
 from leaderboard import broadcast, services
 
+log = logging.getLogger(__name__)
+
 #: The websocket close code for each ``GameError`` code a connection may be refused with.
 CLOSE_CODES = {"invalid_date": 4400, "not_found": 4404}
+#: The close code of a socket whose live updates cannot go on (the channel layer is away).
+CLOSE_UNAVAILABLE = 4503
+#: What a channel layer that cannot be reached raises (redis-py's errors; socket errors).
+LAYER_ERRORS = (RedisError, OSError)
 #: Longest client frame read; anything longer is refused unread.
 MAX_FRAME = 1024
 #: Shortest time between two resyncs of one socket, in seconds.
@@ -47,6 +61,33 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     group: str | None = None
     seq = -1
     last_resync = float("-inf")
+
+    accepted = False
+
+    async def __call__(
+        self, scope: Any, receive: ASGIReceiveCallable, send: ASGISendCallable
+    ) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except LAYER_ERRORS as exc:
+            log.warning("live board: a socket closed, the channel layer is away (%s)", exc)
+            await self.pause()
+
+    async def pause(self) -> None:
+        """Tell the client that live updates stopped, and close with CLOSE_UNAVAILABLE."""
+        try:
+            if not self.accepted:
+                await self.accept()
+            await self.error("unavailable", "Live updates are paused; poll the board for now.")
+            await self.close(code=CLOSE_UNAVAILABLE)
+        except Exception:  # the client is gone already
+            log.debug("live board: the paused socket was already closed", exc_info=True)
+
+    async def accept(
+        self, subprotocol: str | None = None, headers: list[tuple[str, str]] | None = None
+    ) -> None:
+        await super().accept(subprotocol, headers)
+        self.accepted = True
 
     async def connect(self) -> None:
         await self.accept()
@@ -64,7 +105,8 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            with contextlib.suppress(*LAYER_ERRORS):  # Redis away: the membership lapses
+                await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def send_json(self, content: Mapping[str, object]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))

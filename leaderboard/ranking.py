@@ -29,6 +29,7 @@ A past day's counts never change again, so they are cached.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
@@ -51,9 +52,12 @@ from django.db.models import (
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
+from redis.exceptions import RedisError
 
 from games.clock import day_end
 from games.models import Game
+
+log = logging.getLogger(__name__)
 
 #: Rows per page of a board (and in a live snapshot or update).
 PAGE_SIZE = 100
@@ -174,7 +178,12 @@ class Board:
     def groups(self) -> list[Group]:
         """The (won, cards) groups in board order, with their sizes: from the index alone."""
         key = f"board-groups:{self.day.isoformat()}"
-        sizes: list[tuple[int, int, int]] | None = cache.get(key) if self.final else None
+        sizes: list[tuple[int, int, int]] | None = None
+        if self.final:
+            try:
+                sizes = cache.get(key)
+            except (RedisError, OSError) as exc:  # Redis away: count from the database
+                log.warning("board counts of %s not cached: %s", self.day, exc)
         if sizes is None:
             counted: dict[tuple[int, int], int] = {}
             for status, cards, n in (
@@ -187,7 +196,10 @@ class Board:
                 counted[pair] = counted.get(pair, 0) + n
             sizes = sorted(((w, c, n) for (w, c), n in counted.items()), reverse=True)
             if self.final:
-                cache.set(key, sizes, timeout=7 * 24 * 3600)
+                try:
+                    cache.set(key, sizes, timeout=7 * 24 * 3600)
+                except (RedisError, OSError) as exc:
+                    log.warning("board counts of %s not cached: %s", self.day, exc)
         before = [0, *accumulate(n for _, _, n in sizes)]
         return [Group(w, c, n, before[i]) for i, (w, c, n) in enumerate(sizes)]
 

@@ -1,19 +1,33 @@
 """The leaderboard listens to ``games``: a daily attempt that changed makes its day's board dirty.
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard.
+
+The signal comes after the game's change has committed, so nothing here may fail the request
+that made it: when Redis (the shared cache that coalesces the broadcasts) cannot be reached, the
+live update is skipped with a warning — watchers resync from the database when Redis is back.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+from redis.exceptions import RedisError
 
 from games.models import Game
 from leaderboard import broadcast
 from leaderboard.models import DailyDeal
+
+log = logging.getLogger(__name__)
 
 
 def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
     if game.kind == Game.Kind.DAILY and game.daily_date is not None:
         if not game.is_in_progress:  # an attempt ended: its day is listed among the days
             DailyDeal.objects.get_or_create(date=game.daily_date)
-        broadcast.mark_dirty(game.daily_date)
+        try:
+            broadcast.mark_dirty(game.daily_date)
+        except (RedisError, OSError) as exc:
+            log.warning(
+                "leaderboard: no live update of %s, Redis is away (%s)", game.daily_date, exc
+            )

@@ -6,7 +6,9 @@ processes of their own.
 - :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started with an environment
   from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
 - :func:`migrate`: ``manage.py migrate`` in that environment.
-- :func:`post_json`: a JSON request with an optional token, its status and JSON answer.
+- :class:`RedisServer`: a redis-server of the test's own on a free port, to kill and restart.
+- :func:`post_json`, :func:`get_json`: a JSON request with an optional token, its status and
+  JSON answer; :func:`asgi_request`: one request through an ASGI application, in process.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
 - :func:`next_action`: what a hurried player does next (a scoring move if there is one).
 """
@@ -51,7 +53,8 @@ def django_env(
     **extra: str,
 ) -> dict[str, str]:
     """The environment for a Django or Daphne subprocess: this one's without REDIS_URL and DEBUG,
-    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` if given."""
+    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` (which may
+    override any of these: ``THROTTLE_LOGIN="20/min"``) if given."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -65,8 +68,8 @@ def django_env(
         THROTTLE_SIGNUP="off",
         THROTTLE_LOGIN="off",
         LOG_LEVEL="WARNING",
-        **extra,
     )
+    env.update(extra)
     if redis_url:
         env["REDIS_URL"] = redis_url
     return env
@@ -155,6 +158,64 @@ class Daphne:
         self.stop()
 
 
+class RedisServer:
+    """A redis-server of the test's own on a free port of 127.0.0.1 — never the shared one — with
+    no persistence: ``with RedisServer() as redis: redis.url``. ``kill()`` is a kill -9;
+    ``start()`` again brings up an empty one on the same port."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, ready_within: float = 10) -> RedisServer:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+            + ["--save", "", "--appendonly", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + ready_within
+        while not self.answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server on port {self.port} did not start")
+            time.sleep(0.05)
+        return self
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        """kill -9, and wait until it is gone."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
 def post_json(
     url: str, body: dict[str, Any] | None = None, token: str = "", timeout: float = 30
 ) -> tuple[int, Any]:
@@ -169,6 +230,72 @@ def post_json(
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def get_json(url: str, token: str = "", timeout: float = 30) -> tuple[int, Any]:
+    """GET ``url`` (with ``Authorization: Token``, if given): the status and the JSON answer."""
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def asgi_request(
+    application: Any,
+    method: str,
+    path: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    chunks: list[bytes] | None = None,
+) -> tuple[int, dict[bytes, bytes], bytes, int]:
+    """One HTTP request through an ASGI ``application``, in a thread of its own (another test's
+    tool may hold an event loop in this one): the status, the headers, the body, and how many
+    of ``chunks`` the application read. The client stays connected after its last chunk."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = chunks if chunks is not None else [b""]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", b"localhost"), *(headers or [])],
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8000),
+    }
+    pending = [
+        {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1}
+        for i, chunk in enumerate(chunks)
+    ]
+    read = 0
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        if pending:
+            read += 1
+            return pending.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def run() -> None:
+        await asyncio.wait_for(application(scope, receive, send), 10)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, run()).result()
+    start, *bodies = sent
+    answer_headers = {name.lower(): value for name, value in start["headers"]}
+    return start["status"], answer_headers, b"".join(b.get("body", b"") for b in bodies), read
 
 
 def next_action(legal: list[str]) -> tuple[str, bool]:

@@ -4,7 +4,13 @@ from typing import Any
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import RegexValidator
 from rest_framework import serializers
+
+from canfield_site import strict
+from canfield_site.accounts.payloads import AuthResultDict
+from canfield_site.schema import serializer_for
+from canfield_site.strict import StrictSerializer
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,30}")
 USERNAME_RULES = "Usernames are 3 to 30 characters: letters, digits, _ and -."
@@ -15,9 +21,16 @@ def username_taken(username: str) -> bool:
     return User.objects.filter(username__iexact=username).exists()
 
 
-class SignupSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=30, error_messages={"max_length": USERNAME_RULES})
-    password = serializers.CharField(max_length=128, trim_whitespace=False, write_only=True)
+class SignupSerializer(StrictSerializer):
+    """A new account: its username and password."""
+
+    username = strict.CharField(
+        # (the pattern, with its lengths, is for the schema; validate_username checks the whole
+        # text, which Python's $ does not: it matches before a final newline)
+        validators=[RegexValidator(f"^{USERNAME_RE.pattern}$", USERNAME_RULES)],
+        help_text=USERNAME_RULES + " Unique ignoring case.",
+    )
+    password = strict.CharField(max_length=128, write_only=True)
 
     def validate_username(self, value: str) -> str:
         if not USERNAME_RE.fullmatch(value):
@@ -36,16 +49,14 @@ class SignupSerializer(serializers.Serializer[Any]):
         return attrs
 
 
-class LoginSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, trim_whitespace=False, write_only=True)
+class LoginSerializer(StrictSerializer):
+    """A log-in: the username (any case) and the password."""
+
+    username = strict.CharField(max_length=150, help_text="Any case.")
+    password = strict.CharField(max_length=128, write_only=True)
 
 
-class AuthResultSerializer(serializers.Serializer[Any]):
-    """What sign-up and log-in answer: the canonical username and the API token."""
-
-    username = serializers.CharField()
-    token = serializers.CharField()
+AuthResultSerializer = serializer_for(AuthResultDict, "AuthResult")
 
 
 class MeSerializer(serializers.Serializer[Any]):

@@ -1,7 +1,9 @@
 """POST /api/auth/signup/, /api/auth/login/, /api/auth/logout/ and GET /api/auth/me/.
 
 Sign-up and log-in open a session (for the pages, CSRF-protected as DRF does for session
-authentication) and answer the user's API token (for scripts: `Authorization: Token <key>`).
+authentication) and answer the user's API token (for scripts: `Authorization: Token <key>`) with
+its expiry: a token works for TOKEN_LIFETIME_DAYS days, and log-in gives a new one once the
+current one has expired (canfield_site.accounts.auth).
 A failed log-in is 400 `invalid_credentials`: the request was understood and refused, and a
 401 would tell a page it needs to log in, which is what it is doing.
 """
@@ -21,7 +23,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canfield_site.accounts.auth import fresh_token
+from canfield_site.accounts.payloads import auth_result
 from canfield_site.api_errors import ApiError, ErrorSerializer
+from canfield_site.throttling import LoginLimits
 
 from .serializers import (
     USERNAME_TAKEN,
@@ -56,12 +61,14 @@ class SignupView(APIView):
             # Someone took the name (in another case) between the check and the insert.
             raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
         login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return Response({"username": user.username, "token": token.key}, status=201)
+        return Response(auth_result(user, token), status=201)
 
 
 class LoginView(APIView):
+    """Limited per client address (every attempt) and per account (failed attempts): see
+    ``canfield_site.throttling.LoginLimits``; a 429's message says which."""
+
     permission_classes = [AllowAny]
-    throttle_scope = "login"
 
     @extend_schema(
         operation_id="auth_login",
@@ -70,6 +77,11 @@ class LoginView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
+        raw = request.data.get("username") if isinstance(request.data, dict) else None
+        limits = LoginLimits(request, raw if isinstance(raw, str) else "")
+        if (refusal := limits.refusal()) is not None:
+            raise refusal
+        limits.attempt()
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         username = serializer.validated_data["username"]
@@ -82,10 +94,11 @@ class LoginView(APIView):
             password=serializer.validated_data["password"],
         )
         if user is None:
+            limits.failed()
             raise ApiError(400, "invalid_credentials", "Wrong username or password.")
-        token, _ = Token.objects.get_or_create(user=user)
+        token = fresh_token(user)  # the current one, or a new one once it has expired
         login(request._request, user)
-        return Response({"username": user.get_username(), "token": token.key})
+        return Response(auth_result(user, token))
 
 
 class LogoutView(APIView):

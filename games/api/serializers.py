@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from canfield_site import strict
 from canfield_site.schema import serializer_for
 from games.engine.actions import PILE_NAMES
 from games.models import Game
@@ -18,15 +20,26 @@ TAP_PILES = ("S", *PILE_NAMES)
 
 # --- requests -----------------------------------------------------------------------------------
 
+#: What a game code looks like (the schema's pattern): a CF1 or a CF2 code, docs/deal-format.md.
+#: A code of this shape may still be no deal (its check characters): 400 invalid_code.
+CODE_PATTERN = r"^(CF1-[DH][13]-[A-Z]{7}|CF2-[DH][13]-[1-9A-HJ-NP-Za-km-z]{41})$"
 
-class NewGameSerializer(serializers.Serializer[Any]):
-    code = serializers.CharField(
+
+@extend_schema_field({"type": "string", "pattern": CODE_PATTERN, "maxLength": 64})
+class CodeField(strict.CharField):
+    """A game code: checked by the engine (400 ``invalid_code``), described by CODE_PATTERN."""
+
+
+class NewGameSerializer(strict.StrictSerializer):
+    """A practice game: a deal by code, or at random; every field may be left out."""
+
+    code = CodeField(
         required=False,
         max_length=64,
         help_text="A game code (CF1-D3-AAAAACL, or a CF2 code of any layout, such as a past "
         "day's daily deal); a random deal when absent.",
     )
-    draw = serializers.ChoiceField(
+    draw = strict.IntegerChoiceField(
         choices=[1, 3],
         required=False,
         help_text="1 or 3 (default 3, or the code's). With a code: that layout, drawing this many.",
@@ -38,40 +51,89 @@ class NewGameSerializer(serializers.Serializer[Any]):
     )
 
 
-class ActionSerializer(serializers.Serializer[Any]):
-    """Either ``action`` (a token) or ``tap`` (a pile, with ``index`` and ``double_click``)."""
+# The fields of an action, made once each; the request is either a move or a tap.
 
-    ply = serializers.IntegerField(
+
+def _ply() -> strict.IntegerField:
+    return strict.IntegerField(
         min_value=0, help_text="The position the action was made in: the game's current ply."
     )
-    action = serializers.CharField(
-        required=False,
+
+
+def _action(required: bool) -> strict.CharField:
+    return strict.CharField(
+        required=required,
         max_length=32,
-        trim_whitespace=False,
         help_text="An action token: D, C, U, or a move such as R-T2, W-F3, T2:2-T4.",
     )
-    tap = serializers.ChoiceField(
-        choices=TAP_PILES, required=False, help_text="The tapped pile: S, R, W, F1-F4, T1-T4."
+
+
+def _tap(required: bool) -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=TAP_PILES, required=required, help_text="The tapped pile: S, R, W, F1-F4, T1-T4."
     )
-    index = serializers.IntegerField(
+
+
+def _index() -> strict.IntegerField:
+    return strict.IntegerField(
         min_value=0,
         required=False,
         allow_null=True,
         help_text="Tapped card of a column, 0 = bottom card; the top card when absent.",
     )
-    double_click = serializers.BooleanField(
+
+
+def _double_click() -> strict.BooleanField:
+    return strict.BooleanField(
         required=False,
         default=True,
         help_text="The 'Double click' setting: also look for a column (default true).",
     )
+
+
+class ActionMoveSerializer(strict.StrictSerializer):
+    """An action token, played in position ``ply``."""
+
+    ply = _ply()
+    action = _action(required=True)
+
+
+class ActionTapSerializer(strict.StrictSerializer):
+    """A tap on a pile (a card of a column), resolved by the rules' tap behaviour."""
+
+    ply = _ply()
+    tap = _tap(required=True)
+    index = _index()
+    double_click = _double_click()
+
+
+#: The request body as the schema gives it: exactly one of a move and a tap.
+ActionRequest = PolymorphicProxySerializer(
+    component_name="Action",
+    serializers=[ActionMoveSerializer, ActionTapSerializer],
+    resource_type_field_name=None,
+)
+
+
+class ActionSerializer(strict.StrictSerializer):
+    """Reads either body of :data:`ActionRequest`: ``action`` (a token) or ``tap`` (a pile, with
+    ``index`` and ``double_click``), never both."""
+
+    ply = _ply()
+    action = _action(required=False)
+    tap = _tap(required=False)
+    index = _index()
+    double_click = _double_click()
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         has_action = "action" in attrs
         has_tap = "tap" in attrs
         if has_action == has_tap:
             raise serializers.ValidationError("Send exactly one of 'action' and 'tap'.")
-        if has_action and attrs.get("index") is not None:
-            raise serializers.ValidationError({"index": "Only a tap has an index."})
+        if has_action:
+            tap_only = sorted({"index", "double_click"} & set(self.initial_data))
+            if tap_only:
+                raise serializers.ValidationError({name: "Only a tap has it." for name in tap_only})
         return attrs
 
     def to_play(self) -> str | dict[str, Any]:
@@ -89,14 +151,15 @@ class ActionSerializer(serializers.Serializer[Any]):
 class GameListQuerySerializer(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Game.Status.values, required=False)
     kind = serializers.ChoiceField(choices=Game.Kind.values, required=False)
-    page = serializers.IntegerField(min_value=1, required=False)
+    page = strict.PageField(required=False)
 
 
 class RecordQuerySerializer(serializers.Serializer[Any]):
-    states = serializers.BooleanField(
+    states = strict.FlagField(
         required=False,
         default=False,
-        help_text="Also return 'states': the player's view at every ply, for a replay viewer.",
+        help_text="1 or true: also return 'states', the player's view at every ply, for a "
+        "replay viewer (rate-limited). 0 or false (the default): not.",
     )
 
 

@@ -17,8 +17,10 @@ from rest_framework.views import APIView
 
 from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
+from canfield_site.strict import read_query
 from games import payloads, services
 from games.api.serializers import (
+    ActionRequest,
     ActionSerializer,
     GameListQuerySerializer,
     GameSerializer,
@@ -33,6 +35,10 @@ from games.models import Game
 
 TAGS = ["games"]
 
+
+_QUERY_400 = (
+    "A query parameter that is not one of its values, given twice, or given empty: invalid."
+)
 
 _ERRORS = {
     400: "Malformed input: code invalid (with fields).",
@@ -56,17 +62,19 @@ class GameListView(GenericAPIView[Game]):
         tags=TAGS,
         summary="My games, newest first",
         parameters=[GameListQuerySerializer],
-        responses={200: GameSerializer(many=True), **_errors(400, 401)},
+        responses={
+            200: GameSerializer(many=True),
+            **_errors(400, 401, 404, e404="A page past the last (not_found).", e400=_QUERY_400),
+        },
     )
     def get(self, request: Request) -> Response:
-        query = GameListQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = read_query(GameListQuerySerializer, request.query_params)
         today = utc_today()
         games = services.games_of(player(request))
-        if "status" in query.validated_data:
-            games = games.with_status(query.validated_data["status"], today)
-        if "kind" in query.validated_data:
-            games = games.filter(kind=query.validated_data["kind"])
+        if "status" in query:
+            games = games.with_status(query["status"], today)
+        if "kind" in query:
+            games = games.filter(kind=query["kind"])
         page = self.paginate_queryset(games)
         return self.get_paginated_response([payloads.game_dict(g, today) for g in page or []])
 
@@ -112,7 +120,7 @@ class GameActionView(APIView):
             "same action) answers the same again without applying it twice. A tap that does "
             "nothing answers 200 with `applied: null` and logs nothing. Undo is the action `U`."
         ),
-        request=ActionSerializer,
+        request=ActionRequest,
         responses={
             200: PlayedGameSerializer,
             **_errors(
@@ -125,7 +133,8 @@ class GameActionView(APIView):
                 " (bad_notation), or an action the rules refuse (illegal_action; the message"
                 " is the engine's reason).",
                 e409="The position is not the game's (stale_ply, with the game's current"
-                " ply), or the game is over (game_over).",
+                " ply), the game is over (game_over), or it has the most actions a game may"
+                " have (game_too_long).",
             ),
         },
     )
@@ -152,18 +161,33 @@ class GameRecordView(APIView):
     # Who may read a record is services.can_view_record's decision, anonymous users included.
     permission_classes = [AllowAny]
 
+    @property
+    def throttle_scope(self) -> str | None:
+        """A record with every state (``?states=1``: up to ~2 MB, ~0.4 s for the longest game)
+        is rate-limited (``THROTTLE_STATES``), per player or per address; a plain one is not."""
+        return "states" if self.request.query_params.get("states") in {"1", "true"} else None
+
     @extend_schema(
         tags=TAGS,
         summary="A game's record: move log as JSON and as text",
         parameters=[RecordQuerySerializer],
-        responses={200: RecordSerializer, **_errors(400, 401, 404)},
+        responses={
+            200: RecordSerializer,
+            **_errors(
+                400,
+                401,
+                404,
+                429,
+                e400=_QUERY_400,
+                e429="Rate-limited, with ?states=1: throttled (retry_after).",
+            ),
+        },
     )
     def get(self, request: Request, pk: int) -> Response:
-        query = RecordQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = read_query(RecordQuerySerializer, request.query_params)
         game = services.find_game(pk)
         if game is None or not services.can_view_record(request.user, game):
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
             raise not_found()
-        return Response(payloads.record_dict(game, utc_today(), query.validated_data["states"]))
+        return Response(payloads.record_dict(game, utc_today(), query["states"]))

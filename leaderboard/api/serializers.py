@@ -9,12 +9,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from canfield_site import strict
 from canfield_site.schema import serializer_for
 from leaderboard.payloads import BoardPage, DayRow, PlayerPage, TodayDict
 
 
 class PageQuerySerializer(serializers.Serializer[Any]):
-    page = serializers.IntegerField(min_value=1, required=False, default=1)
+    page = strict.PageField(required=False, default=1)
 
 
 BoardSerializer = serializer_for(BoardPage, "Board")

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
+from canfield_site.strict import read_query
 from games.api.serializers import GameSerializer
 from games.clock import utc_today
 from games.payloads import game_dict
@@ -98,9 +99,8 @@ class BoardView(APIView):
     )
     def get(self, request: Request, date: str) -> Response:
         day = services.board_day(date)
-        query = PageQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(services.board(day, query.validated_data["page"], request.user))
+        query = read_query(PageQuerySerializer, request.query_params)
+        return Response(services.board(day, query["page"], request.user))
 
 
 class DaysPagination(PageNumberPagination):
@@ -116,9 +116,13 @@ class DaysView(GenericAPIView[DailyDeal]):
         tags=TAGS,
         summary="Past days: their code, players and winners, newest first",
         parameters=[PageQuerySerializer],
-        responses={200: DaySerializer(many=True), **_errors(e404="No such page (not_found).")},
+        responses={
+            200: DaySerializer(many=True),
+            **_errors(e400="Malformed page (invalid).", e404="No such page (not_found)."),
+        },
     )
     def get(self, request: Request) -> Response:
+        read_query(PageQuerySerializer, request.query_params)  # (the paginator reads the page)
         page = self.paginate_queryset(services.past_days())
         return self.get_paginated_response(services.day_rows(list(page or [])))
 
@@ -141,6 +145,5 @@ class PlayerView(APIView):
         },
     )
     def get(self, request: Request, username: str) -> Response:
-        query = PageQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(services.player(username, query.validated_data["page"]))
+        query = read_query(PageQuerySerializer, request.query_params)
+        return Response(services.player(username, query["page"]))

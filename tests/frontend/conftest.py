@@ -128,21 +128,23 @@ class Player:
 
 @pytest.fixture
 def new_player(browser: Browser, daphne_server: str) -> Iterator[Callable[..., Player]]:
-    """`new_player(viewport=PHONE, has_touch=True)` -> a signed-up Player in a fresh context."""
+    """`new_player(viewport=PHONE, has_touch=True)` -> a signed-up Player in a fresh context
+    (on the session's server, or on the server at `base`)."""
     contexts: list[BrowserContext] = []
 
-    def make(prefix: str = "p", **options: Any) -> Player:
+    def make(prefix: str = "p", base: str | None = None, **options: Any) -> Player:
+        base = base or daphne_server
         options.setdefault("viewport", DESKTOP)
         context = browser.new_context(**options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         username = f"{prefix}{uuid.uuid4().hex[:8]}"
         response = context.request.post(
-            f"{daphne_server}/api/auth/signup/",
+            f"{base}/api/auth/signup/",
             data={"username": username, "password": PASSWORD},
         )
         assert response.status == 201, response.text()
-        return Player(context, daphne_server, username)
+        return Player(context, base, username)
 
     yield make
     for context in contexts:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import WebSocketRoute, expect
+
+from tests.support import Daphne, django_env, free_port, migrate
 
 from .helpers import card, read_board, tap, wait_actions
 
@@ -97,3 +102,36 @@ def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
     expect(live).to_have_text("Live", timeout=10_000)
     assert len(sockets) == 2
     expect(row).to_have_count(1)
+
+
+@pytest.fixture(scope="module")
+def server_without_redis() -> Iterator[str]:
+    """A Daphne server whose Redis (a closed port) never answers."""
+    with tempfile.TemporaryDirectory(prefix="canfield-no-redis-") as workdir:
+        env = django_env(
+            f"sqlite:///{workdir}/db.sqlite3",
+            f"redis://127.0.0.1:{free_port()}/0",
+            settings="tests.frontend.live_settings",
+        )
+        migrate(env)
+        with Daphne(env, Path(workdir) / "daphne.log") as server:
+            yield server.url
+
+
+def test_without_redis_the_board_says_live_updates_are_paused_and_polls(
+    new_player: Any, server_without_redis: str
+) -> None:
+    erin = new_player("erin", base=server_without_redis)
+    fay = new_player("fay", base=server_without_redis)
+
+    page = fay.goto("/leaderboard/")
+    expect(page.locator("[data-live-state]")).to_have_text("Live updates paused")
+
+    attempt = erin.api("POST", "/api/daily/")
+    erin.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": "D"})
+
+    row = page.locator(f'tr[data-player="{erin.username}"]')
+    expect(row).to_have_count(1, timeout=12_000)  # from a poll of the REST board
+    expect(row.locator('[data-col="actions"]')).to_have_text("1")
+    expect(page.locator("[data-live-state]")).to_have_text("Live updates paused")
+    assert fay.errors == [] and erin.errors == []

@@ -1,9 +1,13 @@
 """The admin shows games and their move logs, read-only."""
 
+import urllib.error
+import urllib.request
+
 import pytest
 from django.contrib.auth.models import User
 
 from tests.games.helpers import WORKED_EXAMPLE, play_tokens
+from tests.support import Daphne, django_env
 
 
 @pytest.fixture
@@ -41,3 +45,13 @@ def test_it_refuses_a_player(client, game):
     client.force_login(game.owner)
 
     assert client.get("/admin/games/game/").status_code == 302  # to the admin's login
+
+
+def test_it_is_not_served_when_switched_off(tmp_path):
+    """ADMIN_ENABLED=off (as in docker-compose.yml): no admin at all."""
+    env = django_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", ADMIN_ENABLED="off")
+    with Daphne(env, tmp_path / "daphne.log") as server:
+        for path in ("/admin/", "/admin/login/"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{server.url}{path}", timeout=10)
+            assert refused.value.code == 404

@@ -131,7 +131,11 @@ def test_it_refuses_a_bad_code(owner_api):
         ({"draw": 2}, "draw"),
         ({"draw": "three"}, "draw"),
         ({"variant": "vegas"}, "variant"),
-        ({"code": 12}, None),  # a number is not a code: the engine says why
+        ({"code": 12}, "code"),  # a number is not a code, nor text
+        ({"draw": "3"}, "draw"),  # the number, not its text
+        ({"draw": True}, "draw"),
+        ({"code": CODE, "colour": "red"}, "colour"),  # no key but the body's own
+        ({"code": "nope"}, None),  # text that is no code: the engine says why
     ],
 )
 def test_it_refuses_an_invalid_body(owner_api, request_body, field):

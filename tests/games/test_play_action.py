@@ -395,3 +395,24 @@ def test_it_counts_each_players_actions_apart(
 
     assert act(other_api, other_game.pk, 0, action="D").status_code == 200
     assert act(owner_api, game.pk, 1, action="D").status_code == 429
+
+
+def test_it_refuses_an_action_past_the_longest_game(owner_api, game, settings):
+    settings.MAX_GAME_ACTIONS = 4
+    play_tokens(game, ["D", "D", "D", "D"])
+
+    response = act(owner_api, game.pk, 4, action="D")
+
+    assert response.status_code == 409
+    assert response.json() == {
+        "code": "game_too_long",
+        "message": "This game has 4 actions, the most a game may have: resign it, or start "
+        "another.",
+    }
+    assert len(logged(game)) == 4
+    assert act(owner_api, game.pk, 3, action="D").json()["applied"] == "D"  # a repeat, as ever
+    assert owner_api.post(f"/api/games/{game.pk}/resign/").status_code == 200
+
+
+def test_it_allows_5000_actions_by_default(settings):
+    assert settings.MAX_GAME_ACTIONS == 5000

@@ -114,3 +114,19 @@ def test_it_refuses_a_bad_query(owner_api, game, query):
 
     assert response.status_code == 400
     assert response.json()["code"] == "invalid"
+
+
+def test_it_limits_records_with_every_state(owner_api, api, game, throttle_rates):
+    throttle_rates(states="2/min")
+    services.resign(game, game.owner)  # (anyone may read a finished practice game)
+    url = f"/api/games/{game.pk}/record/"
+    for _ in range(2):
+        assert owner_api.get(url, {"states": "1"}).status_code == 200
+
+    refused = owner_api.get(url, {"states": "true"})
+
+    assert (refused.status_code, refused.json()["code"]) == (429, "throttled")
+    assert 59 <= int(refused["Retry-After"]) <= 60
+    assert owner_api.get(url).status_code == 200  # a record without the states is not limited
+    assert owner_api.get(url, {"states": "0"}).status_code == 200
+    assert api.get(url, {"states": "1"}).status_code == 200  # anonymous: counted by address

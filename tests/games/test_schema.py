@@ -26,12 +26,20 @@ def test_it_gives_request_and_response_bodies(schema):
     ok = actions["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     components = schema["components"]["schemas"]
 
-    assert set(components[request.rsplit("/", 1)[1]]["properties"]) == {
-        "ply", "action", "tap", "index", "double_click",
-    }  # fmt: skip
+    one_of = [
+        ref["$ref"].rsplit("/", 1)[1] for ref in components[request.rsplit("/", 1)[1]]["oneOf"]
+    ]
+    assert one_of == ["ActionMoveRequest", "ActionTapRequest"]  # exactly one of them
+    move, tap = (components[name] for name in one_of)
+    assert (set(move["properties"]), set(move["required"])) == ({"ply", "action"},) * 2
+    assert set(tap["properties"]) == {"ply", "tap", "index", "double_click"}
+    assert set(tap["required"]) == {"ply", "tap"}
+    assert move["additionalProperties"] is tap["additionalProperties"] is False
     played = components[ok.rsplit("/", 1)[1]]
     assert {"applied", "state", "code", "ply"} <= set(played["properties"])
-    assert {"400", "401", "404", "409", "429"} <= set(actions["responses"])
+    assert set(actions["responses"]) == {
+        "200", "400", "401", "403", "404", "409", "413", "415", "429",
+    }  # fmt: skip
 
 
 def test_it_describes_the_paginated_list_and_the_record(schema):
@@ -40,3 +48,20 @@ def test_it_describes_the_paginated_list_and_the_record(schema):
 
     assert listing["application/json"]["schema"]["$ref"].endswith("/PaginatedGameList")
     assert {p["name"] for p in record["parameters"]} == {"id", "states"}
+
+
+def test_it_gives_the_patterns_of_codes_and_usernames(schema):
+    components = schema["components"]["schemas"]
+
+    code = components["NewGameRequest"]["properties"]["code"]
+    username = components["SignupRequest"]["properties"]["username"]
+    assert code["pattern"] == r"^(CF1-[DH][13]-[A-Z]{7}|CF2-[DH][13]-[1-9A-HJ-NP-Za-km-z]{41})$"
+    assert username["pattern"] == "^[A-Za-z0-9_-]{3,30}$"
+
+
+def test_it_documents_a_page_past_the_end(schema):
+    listing = schema["paths"]["/api/games/"]["get"]
+
+    assert {"400", "401", "404"} <= set(listing["responses"])
+    page = next(p for p in listing["parameters"] if p["name"] == "page")
+    assert page["schema"] == {"type": "integer", "minimum": 1, "maximum": 1_000_000}

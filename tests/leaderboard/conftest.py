@@ -38,10 +38,15 @@ class Clock:
 
 
 @pytest.fixture
-def clock() -> Iterator[Clock]:
-    """Frozen at 10:00 UTC on 2030-06-15 unless moved; every server time comes from it."""
+def clock(request: pytest.FixtureRequest) -> Iterator[Clock]:
+    """Frozen at 10:00 UTC on 2030-06-15 unless moved; every server time comes from it — the
+    issue of the API tokens that the clients made before it included (tokens expire)."""
     fake = Clock(dt.datetime(2030, 6, 15, 10, 0, tzinfo=dt.UTC))
     with mock.patch("django.utils.timezone.now", new=fake):
+        if {"db", "transactional_db"} & set(request.fixturenames):
+            from rest_framework.authtoken.models import Token
+
+            Token.objects.update(created=fake.now)
         yield fake
 
 

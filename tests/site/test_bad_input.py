@@ -162,3 +162,38 @@ def test_it_refuses_a_body_that_is_not_json(player: tuple[APIClient, User]) -> N
         )
         assert (response.status_code, response.json()["code"]) == (400, "malformed")
     assert LoggedAction.objects.filter(game=game).count() == 0
+
+
+def nested(levels: int) -> bytes:
+    """A body whose ``action`` nests arrays so that the whole body is ``levels`` deep."""
+    return b'{"ply": 0, "action": ' + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("levels", [33, 1_000, 20_000])
+def test_it_refuses_a_body_nested_too_deeply(player: tuple[APIClient, User], levels: int) -> None:
+    client, user = player
+    game = services.new_game(user, code="CF1-D3-AAAAACL")
+
+    response = client.post(
+        f"/api/games/{game.pk}/actions/", nested(levels), content_type="application/json"
+    )
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "malformed",
+        "message": "JSON parse error - nested deeper than 32 levels.",
+    }
+    assert LoggedAction.objects.filter(game=game).count() == 0
+
+
+@pytest.mark.django_db
+def test_it_reads_a_body_nested_to_the_limit(player: tuple[APIClient, User]) -> None:
+    client, user = player
+    game = services.new_game(user, code="CF1-D3-AAAAACL")
+
+    response = client.post(
+        f"/api/games/{game.pk}/actions/", nested(32), content_type="application/json"
+    )
+
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")

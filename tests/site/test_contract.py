@@ -9,6 +9,10 @@ object schema is made strict here (no properties beyond the documented ones).
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
+import urllib.error
+import urllib.request
 from typing import Any
 
 import jsonschema
@@ -17,9 +21,11 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from rest_framework.test import APIClient
 
+from canfield_site.asgi import application
 from games import services
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE
+from tests.support import Daphne, asgi_request, django_env
 
 API = "urn:canfield:api"
 
@@ -85,6 +91,30 @@ def _strict(node: Any) -> Any:
     return copy
 
 
+class AsgiResponse:
+    """An answer of the ASGI application Daphne serves (what the test client skips)."""
+
+    def __init__(self, method: str, path: str, headers: list[tuple[bytes, bytes]]) -> None:
+        self.status_code, _, self.content, _ = asgi_request(application, method, path, headers)
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
+class LiveResponse:
+    """An answer of a live server (urllib), as the test client's responses look to ``check``."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                self.status_code, self.content = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            self.status_code, self.content = error.code, error.read()
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
 @pytest.fixture
 def contract(api: APIClient) -> Contract:
     response = api.get("/api/schema/", {"format": "json"})
@@ -93,7 +123,7 @@ def contract(api: APIClient) -> Contract:
 
 
 def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
-    contract, api, owner, other, throttle_rates
+    contract, api, owner, other, throttle_rates, tmp_path
 ):
     owner_api, other_api = token_client(owner), token_client(other)
     check = contract.check
@@ -101,6 +131,10 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
 
     # --- health and accounts -------------------------------------------------------------------
     check("GET", "/api/health/", api.get("/api/health/"), 200)
+    ready = "/api/health/ready/"
+    check("GET", ready, api.get(ready), 200)
+    with Daphne(django_env(f"sqlite:///{tmp_path / 'missing' / 'db'}"), tmp_path / "log") as down:
+        check("GET", ready, LiveResponse(f"{down.url}{ready}"), 503)  # its database is missing
     check("GET", "/api/auth/me/", owner_api.get("/api/auth/me/"), 200)
     check("GET", "/api/auth/me/", api.get("/api/auth/me/"), 401)
 
@@ -127,6 +161,7 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("POST", games, api.post(games, {}), 401)
     check("GET", games, owner_api.get(games), 200)
     check("GET", games, owner_api.get(games, {"status": "sideways"}), 400)
+    check("GET", games, owner_api.get(games, {"page": 9}), 404)
     check("GET", games, api.get(games), 401)
 
     detail = "/api/games/{id}/"
@@ -152,6 +187,9 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     record = "/api/games/{id}/record/"
     url = f"{games}{game['id']}/record/"
     check("GET", record, owner_api.get(url, {"states": "1"}), 200)
+    throttle_rates(states="1/min")  # (one read already)
+    check("GET", record, owner_api.get(url, {"states": "1"}), 429)
+    throttle_rates(states=None)
     check("GET", record, owner_api.get(url, {"states": "perhaps"}), 400)
     check("GET", record, api.get(url), 401)
     check("GET", record, other_api.get(url), 404)
@@ -183,11 +221,31 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     days = "/api/daily/days/"
     check("GET", days, api.get(days), 200)
     check("GET", days, api.get(days, {"page": 9}), 404)
+    check("GET", days, api.get(days, {"page": "1.0"}), 400)
 
     players = "/api/players/{username}/"
     check("GET", players, api.get("/api/players/owner/"), 200)
     check("GET", players, api.get("/api/players/owner/", {"page": 0}), 400)
     check("GET", players, api.get("/api/players/nobody/"), 404)
+
+    # --- what every POST may answer: 413, 415 (with a body), 403 (a session without CSRF) -------
+    ids = {"id": str(game["id"])}
+    session = SessionClient()
+    session.force_login(other)
+    for path, operations in contract.schema["paths"].items():
+        if "post" not in operations:
+            continue
+        url = re.sub(r"\{(\w+)\}", lambda m: ids[m.group(1)], path)
+        for status in sorted({"413", "415", "403"} & set(operations["post"]["responses"])):
+            response: Any
+            if status == "413":
+                headers = [(b"content-type", b"application/json"), (b"content-length", b"70000")]
+                response = AsgiResponse("POST", url, headers)
+            elif status == "415":
+                response = owner_api.post(url, "ply=0", content_type="text/plain")
+            else:
+                response = session.post(url, {}, format="json")
+            check("POST", path, response, int(status))
 
     # --- rate limits, then: every documented response was seen ---------------------------------
     _clear_cache()
@@ -196,5 +254,9 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("POST", signup, APIClient().post(signup, {"username": "two", "password": PASSWORD}), 429)
     check("POST", login, APIClient().post(login, good), 200)
     check("POST", login, APIClient().post(login, good), 429)
+    _clear_cache()
+    throttle_rates(login="100/min", login_account="1/hour")
+    check("POST", login, APIClient().post(login, {**good, "password": "wrong"}), 400)
+    check("POST", login, APIClient().post(login, good), 429)  # the account's limit
 
     assert contract.documented() - contract.seen == set()

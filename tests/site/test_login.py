@@ -1,6 +1,10 @@
+import datetime as dt
+
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from tests.conftest import PASSWORD
+from tests.games.helpers import iso
 
 URL = "/api/auth/login/"
 REFUSED = {"code": "invalid_credentials", "message": "Wrong username or password."}
@@ -10,8 +14,54 @@ def test_it_logs_in(api, owner):
     response = api.post(URL, {"username": "owner", "password": PASSWORD})
 
     assert response.status_code == 200
-    assert response.json() == {"username": "owner", "token": Token.objects.get(user=owner).key}
+    token = Token.objects.get(user=owner)
+    assert response.json() == {
+        "username": "owner",
+        "token": token.key,
+        "expires_at": iso(token.created + dt.timedelta(days=30)),
+    }
     assert api.get("/api/auth/me/").json() == {"username": "owner"}
+
+
+def age(token: Token, days: float) -> None:
+    Token.objects.filter(pk=token.pk).update(created=timezone.now() - dt.timedelta(days=days))
+
+
+def test_a_token_works_for_its_lifetime_only(api, owner, owner_api):
+    token = Token.objects.get(user=owner)
+    age(token, 29.9)
+    assert owner_api.get("/api/auth/me/").status_code == 200
+
+    age(token, 30)
+    response = owner_api.get("/api/auth/me/")
+
+    assert response.status_code == 401
+    assert response.json() == {
+        "code": "not_authenticated",
+        "message": "The token has expired: log in again for a new one.",
+    }
+
+
+def test_it_gives_a_new_token_once_the_old_one_has_expired(api, owner, owner_api):
+    old = Token.objects.get(user=owner)
+    age(old, 31)
+
+    body = api.post(URL, {"username": "owner", "password": PASSWORD}).json()
+
+    new = Token.objects.get(user=owner)
+    assert body["token"] == new.key != old.key
+    assert body["expires_at"] == iso(new.created + dt.timedelta(days=30))
+    assert owner_api.get("/api/auth/me/").status_code == 401  # the old key is gone
+    api.logout()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {new.key}")
+    assert api.get("/api/auth/me/").json() == {"username": "owner"}
+
+
+def test_it_reads_the_lifetime_from_the_settings(api, owner, owner_api, settings):
+    settings.TOKEN_LIFETIME_DAYS = 2
+    age(Token.objects.get(user=owner), 2)
+
+    assert owner_api.get("/api/auth/me/").status_code == 401
 
 
 def test_it_ignores_the_case_of_the_username(api, owner):

@@ -36,7 +36,14 @@ OUR_VARIABLES = {
     "NUM_PROXIES",
     "THROTTLE_SIGNUP",
     "THROTTLE_LOGIN",
+    "THROTTLE_LOGIN_ACCOUNT",
     "THROTTLE_ACTIONS",
+    "THROTTLE_STATES",
+    "MAX_BODY_API",
+    "MAX_BODY",
+    "MAX_GAME_ACTIONS",
+    "TOKEN_LIFETIME_DAYS",
+    "ADMIN_ENABLED",
     "LOG_LEVEL",
 }
 
@@ -147,7 +154,9 @@ def run_settings(**variables: str) -> subprocess.CompletedProcess[str]:
         "'LAYER': s.CHANNEL_LAYERS['default']['BACKEND'], "
         "'CACHE': s.CACHES['default']['BACKEND'], "
         "'DAILY': s.DAILY_DEAL_SECRET, 'SECRET': s.SECRET_KEY, "
-        "'RATES': s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']}))"
+        "'RATES': s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], "
+        "'LIMITS': [s.MAX_BODY_API, s.MAX_BODY, s.MAX_GAME_ACTIONS, s.TOKEN_LIFETIME_DAYS], "
+        "'ADMIN': s.ADMIN_ENABLED}))"
     )
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -190,7 +199,22 @@ def test_it_has_safe_zero_setup_defaults():
     assert values["CACHE"] == "django.core.cache.backends.locmem.LocMemCache"
     assert values["SECRET"].startswith("django-insecure-")
     assert len(values["DAILY"]) == 64 and values["DAILY"] != values["SECRET"]
-    assert values["RATES"] == {"signup": "10/hour", "login": "20/min", "actions": "600/min"}
+    assert values["RATES"] == {
+        "signup": "10/hour",
+        "login": "20/min",
+        "login_account": "10/hour",
+        "actions": "600/min",
+        "states": "30/min",
+    }
+    assert values["LIMITS"] == [65536, 1048576, 5000, 30]
+    assert values["ADMIN"] is True
+
+
+def test_every_variable_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## Configuration") :]
+
+    assert [name for name in sorted(OUR_VARIABLES) if f"`{name}`" not in table] == []
 
 
 def test_it_uses_postgresql_and_redis_when_told():

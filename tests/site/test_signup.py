@@ -1,3 +1,4 @@
+import datetime as dt
 from unittest import mock
 
 import pytest
@@ -7,6 +8,7 @@ from rest_framework.authtoken.models import Token
 
 from canfield_site.accounts.serializers import USERNAME_RULES, USERNAME_TAKEN
 from tests.conftest import PASSWORD
+from tests.games.helpers import iso
 
 URL = "/api/auth/signup/"
 
@@ -16,9 +18,11 @@ def test_it_signs_up_and_logs_the_session_in(api):
 
     assert response.status_code == 201
     user = User.objects.get(username="Alice_1")
+    token = Token.objects.get(user=user)
     assert response.json() == {
         "username": "Alice_1",
-        "token": Token.objects.get(user=user).key,
+        "token": token.key,
+        "expires_at": iso(token.created + dt.timedelta(days=30)),
     }
     assert user.check_password(PASSWORD)
     assert api.get("/api/auth/me/").json() == {"username": "Alice_1"}

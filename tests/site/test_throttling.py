@@ -1,5 +1,5 @@
 import pytest
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.test import RequestFactory
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -8,15 +8,19 @@ from canfield_site.throttling import ScopedThrottle
 from tests.conftest import PASSWORD
 
 
-def assert_throttled(response):
+def assert_throttled(response, why="Request was throttled.", within=60):
     assert response.status_code == 429
     wait = int(response["Retry-After"])
-    assert 59 <= wait <= 60
+    assert within - 1 <= wait <= within
     assert response.json() == {
         "code": "throttled",
-        "message": f"Request was throttled. Expected available in {wait} seconds.",
+        "message": f"{why} Expected available in {wait} seconds.",
         "retry_after": wait,
     }
+
+
+FROM_ADDRESS = "Too many log-in attempts from this address."
+TO_ACCOUNT = "Too many failed log-ins to this account."
 
 
 def test_it_limits_signups(api, throttle_rates):
@@ -35,7 +39,9 @@ def test_it_limits_logins_failed_or_not(api, owner, throttle_rates):
     api.post("/api/auth/login/", {"username": "owner", "password": "wrong"})
     api.post("/api/auth/login/", {"username": "owner", "password": "wrong"})
 
-    assert_throttled(api.post("/api/auth/login/", {"username": "owner", "password": PASSWORD}))
+    assert_throttled(
+        api.post("/api/auth/login/", {"username": "owner", "password": PASSWORD}), FROM_ADDRESS
+    )
 
 
 def test_it_counts_each_address_apart(api, owner, throttle_rates):
@@ -70,11 +76,92 @@ def test_it_has_the_documented_default_rates():
     assert ScopedThrottle().THROTTLE_RATES == {
         "signup": "10/hour",
         "login": "20/min",
+        "login_account": "10/hour",
         "actions": "600/min",
+        "states": "30/min",
     }
 
 
+def login(api, password, address, username="owner"):
+    return api.post(
+        "/api/auth/login/", {"username": username, "password": password}, REMOTE_ADDR=address
+    )
+
+
+def test_it_limits_failed_logins_to_one_account_from_any_address(api, owner, other, throttle_rates):
+    throttle_rates(login_account="3/hour")
+    for n in range(3):  # a botnet: every guess from another address
+        assert login(api, "guess", f"10.0.0.{n}").json()["code"] == "invalid_credentials"
+
+    assert_throttled(login(api, PASSWORD, "10.0.0.9"), TO_ACCOUNT, within=3600)
+    assert_throttled(login(api, "guess", "10.0.0.10", username="OWNER"), TO_ACCOUNT, within=3600)
+    assert login(api, PASSWORD, "10.0.0.11", username="other").status_code == 200
+
+
+def test_it_counts_only_failed_logins_per_account(api, owner, throttle_rates):
+    throttle_rates(login_account="2/hour")
+    for n in range(5):
+        assert login(api, PASSWORD, f"10.0.1.{n}").status_code == 200
+
+    assert login(api, "guess", "10.0.1.9").status_code == 400
+    assert login(api, PASSWORD, "10.0.1.10").status_code == 200
+
+
+def test_it_limits_guesses_at_unknown_accounts_too(api, throttle_rates):
+    throttle_rates(login_account="1/hour")
+    login(api, "guess", "10.0.2.1", username="nobody")
+
+    assert_throttled(login(api, "guess", "10.0.2.2", username="nobody"), TO_ACCOUNT, within=3600)
+
+
 @pytest.mark.django_db
+def admin_login(client, password, address, username="admin"):
+    return client.post(
+        "/admin/login/",
+        {"username": username, "password": password, "next": "/admin/"},
+        REMOTE_ADDR=address,
+    )
+
+
+@pytest.fixture
+def superuser(db):
+    return User.objects.create_superuser("admin", password=PASSWORD)
+
+
+def test_it_limits_failed_admin_logins_per_account(client, superuser, throttle_rates):
+    throttle_rates(login_account="3/hour")
+    for n in range(3):
+        assert admin_login(client, "guess", f"10.0.3.{n}").status_code == 200  # the form again
+
+    refused = admin_login(client, PASSWORD, "10.0.3.9")
+
+    assert refused.status_code == 429
+    assert 3599 <= int(refused["Retry-After"]) <= 3600
+    assert refused.content.decode().startswith(TO_ACCOUNT)
+    assert "_auth_user_id" not in client.session
+
+
+def test_it_limits_admin_logins_per_address(client, superuser, throttle_rates):
+    throttle_rates(login="2/min")
+    admin_login(client, "guess", "10.0.4.1", username="someone")
+    admin_login(client, "guess", "10.0.4.1", username="else")
+
+    refused = admin_login(client, PASSWORD, "10.0.4.1")
+
+    assert refused.status_code == 429
+    assert refused.content.decode().startswith(FROM_ADDRESS)
+
+
+def test_it_lets_the_admin_in_within_the_limits(client, superuser, throttle_rates):
+    throttle_rates(login_account="3/hour")
+    admin_login(client, "guess", "10.0.5.1")
+
+    response = admin_login(client, PASSWORD, "10.0.5.2")
+
+    assert (response.status_code, response["Location"]) == (302, "/admin/")
+    assert client.get("/admin/").status_code == 200
+
+
 def test_it_throttles_any_view_that_names_the_actions_scope(throttle_rates):
     throttle_rates(actions="1/min")
 

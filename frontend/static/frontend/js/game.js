@@ -53,7 +53,7 @@ function send(body, renderOptions = {}) {
       if (changed) announce(next);
       return changed;
     } catch (err) {
-      if (err.status === 409 || err.code === "stale_ply" || err.code === "game_over") {
+      if (err.code === "stale_ply" || err.code === "game_over" || (err.status === 409 && err.code !== "game_too_long")) {
         toast("The game was changed elsewhere: the board is up to date again.", "info");
         await load().catch(() => {});
       } else {

@@ -143,7 +143,9 @@ async function start() {
     onState: (state) => {
       if (!liveState) return;
       liveState.dataset.state = state;
-      liveState.textContent = { live: "Live", connecting: "Connecting…", offline: "Reconnecting…" }[state];
+      liveState.textContent = {
+        live: "Live", connecting: "Connecting…", offline: "Reconnecting…", paused: "Live updates paused",
+      }[state];
     },
   });
 }

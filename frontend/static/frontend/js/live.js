@@ -1,5 +1,12 @@
 // A live board: a websocket that sends a snapshot, then updates numbered by "seq". A gap in the
-// numbers means a lost message: ask for a fresh snapshot. Reconnects with backoff.
+// numbers means a lost message: ask for a fresh snapshot. Reconnects with backoff. A socket that
+// the server closes with PAUSED (its live updates are unavailable) leaves the board "paused": it
+// polls the REST board until a socket brings a snapshot again.
+
+/** Close code of a socket whose live updates are unavailable (docs/api.md). */
+const PAUSED = 4503;
+/** While paused, the board is fetched this often (milliseconds). */
+const POLL_MS = 5000;
 
 export class LiveBoard {
   /**
@@ -18,6 +25,7 @@ export class LiveBoard {
     this.socket = null;
     this.closed = false;
     this.resyncTimer = null;
+    this.pollTimer = null;
     this.connect();
     window.addEventListener("online", () => this.reconnectSoon(0));
     document.addEventListener("visibilitychange", () => {
@@ -27,7 +35,7 @@ export class LiveBoard {
 
   connect() {
     clearTimeout(this.retryTimer);
-    this.onState("connecting");
+    if (!this.pollTimer) this.onState("connecting");
     let socket;
     try {
       socket = new WebSocket(this.url);
@@ -37,8 +45,7 @@ export class LiveBoard {
     }
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.attempt = 0;
-      this.onState("live");
+      if (!this.pollTimer) this.onState("live");
     });
     socket.addEventListener("message", (e) => {
       let msg;
@@ -49,11 +56,12 @@ export class LiveBoard {
       }
       this.receive(msg);
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (e) => {
       if (this.socket !== socket) return;
       this.socket = null;
       if (!this.closed) {
-        this.onState("offline");
+        if (e.code === PAUSED) this.pause();
+        else if (!this.pollTimer) this.onState("offline");
         this.reconnectSoon();
       }
     });
@@ -62,6 +70,8 @@ export class LiveBoard {
   receive(msg) {
     if (msg.type === "snapshot") {
       clearTimeout(this.resyncTimer);
+      this.attempt = 0;
+      this.resume();
       this.seq = msg.seq;
       this.onSnapshot(msg);
     } else if (msg.type === "update") {
@@ -100,6 +110,32 @@ export class LiveBoard {
     }
   }
 
+  /** Live updates are unavailable: poll the REST board until a socket works again. */
+  pause() {
+    if (this.pollTimer) return;
+    this.onState("paused");
+    const poll = async () => {
+      try {
+        const fresh = await this.resync();
+        if (this.pollTimer && (this.seq === null || fresh.seq >= this.seq)) {
+          this.seq = fresh.seq;
+          this.onSnapshot(fresh);
+        }
+      } catch {
+        // the next poll tries again
+      }
+    };
+    this.pollTimer = setInterval(poll, POLL_MS);
+    poll();
+  }
+
+  resume() {
+    if (!this.pollTimer) return;
+    clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    this.onState("live");
+  }
+
   reconnectSoon(delay) {
     if (this.closed) return;
     clearTimeout(this.retryTimer);
@@ -112,6 +148,7 @@ export class LiveBoard {
   close() {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.pollTimer);
     this.socket?.close();
   }
 }

@@ -1,0 +1,49 @@
+"""API tokens expire: a token works for ``settings.TOKEN_LIFETIME_DAYS`` days after it was issued,
+then it is refused (401 ``not_authenticated``, "The token has expired") until its owner logs in
+again, which issues a new one (``fresh_token``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import AuthenticationFailed
+
+
+def lifetime() -> dt.timedelta:
+    return dt.timedelta(days=settings.TOKEN_LIFETIME_DAYS)
+
+
+def expires_at(token: Token) -> dt.datetime:
+    created: dt.datetime = token.created
+    return created + lifetime()
+
+
+def has_expired(token: Token, now: dt.datetime | None = None) -> bool:
+    return (now or timezone.now()) >= expires_at(token)
+
+
+def fresh_token(user: User) -> Token:
+    """The user's token, replaced by a new one (a new key) if it has expired."""
+    with transaction.atomic():
+        token, created = Token.objects.select_for_update().get_or_create(user=user)
+        if not created and has_expired(token):
+            token.delete()
+            token = Token.objects.create(user=user)
+    return token
+
+
+class ExpiringTokenAuthentication(TokenAuthentication):
+    """DRF's ``Authorization: Token <key>``, refusing a key older than its lifetime."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        user, token = super().authenticate_credentials(key)
+        if has_expired(token):
+            raise AuthenticationFailed("The token has expired: log in again for a new one.")
+        return user, token

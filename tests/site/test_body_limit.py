@@ -1,0 +1,152 @@
+"""Request bodies over their limit are refused with 413 too_large before they are read.
+
+In the ASGI application (any server), and inside Daphne, which reads a whole request before it
+calls the application: a live Daphne process is sent bodies over raw sockets, and its memory
+must not grow with them. Limits: settings.MAX_BODY_API (64 KB) under /api/, MAX_BODY (1 MB)
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from canfield_site.asgi import application
+from tests.support import Daphne, asgi_request, django_env, migrate
+
+TOO_LARGE = {"code": "too_large", "message": "The request body is larger than 65536 bytes."}
+
+
+def asgi_post(path: str, chunks: list[bytes], length: int | None = None) -> tuple[int, bytes, int]:
+    """POST ``chunks`` through the ASGI application (with a Content-Length header if
+    ``length``): the status, the body, and how many chunks the application read."""
+    headers = [(b"content-type", b"application/json")]
+    if length is not None:
+        headers.append((b"content-length", str(length).encode()))
+    status, _, body, read = asgi_request(application, "POST", path, headers, chunks)
+    return status, body, read
+
+
+def test_it_refuses_a_declared_length_over_the_limit_without_reading_the_body():
+    status, body, read = asgi_post("/api/auth/login/", [b"x" * 10], length=256 * 1024 * 1024)
+
+    assert (status, json.loads(body), read) == (413, TOO_LARGE, 0)
+
+
+def test_it_refuses_a_streamed_body_as_soon_as_it_passes_the_limit():
+    chunks = [b"y" * 16384] * 100  # 1.6 MB, without a Content-Length
+
+    status, body, read = asgi_post("/api/auth/login/", chunks)
+
+    assert (status, json.loads(body)) == (413, TOO_LARGE)
+    assert read == 5  # 80 KB read: the first chunk past 64 KB
+
+
+@pytest.mark.django_db
+def test_it_passes_a_body_within_the_limit_to_the_view():
+    body = json.dumps({"username": "x" * 60_000, "password": "y"}).encode()
+    assert len(body) <= settings.MAX_BODY_API
+
+    status, answer, _ = asgi_post("/api/auth/login/", [body[:30_000], body[30_000:]], len(body))
+
+    assert (status, json.loads(answer)["code"]) == (400, "invalid")  # read, and refused by the view
+
+
+def test_it_allows_larger_bodies_off_the_api(settings):
+    settings.MAX_BODY = 2048
+
+    status, body, read = asgi_post("/admin/login/", [b"z" * 4096], length=4096)
+
+    assert (status, body, read) == (413, b"The request body is larger than 2048 bytes.", 0)
+
+
+# --- inside Daphne ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def daphne(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daphne]:
+    work = tmp_path_factory.mktemp("body-limit")
+    env = django_env(f"sqlite:///{work / 'db.sqlite3'}")
+    migrate(env)
+    with Daphne(env, work / "daphne.log") as server:
+        yield server
+
+
+def rss_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1])
+
+
+def raw_post(port: int, path: str, headers: dict[str, str], body: Iterator[bytes]) -> bytes:
+    """POST to ``path`` with ``headers``, sending as much of ``body`` as the server reads: the
+    start of its answer."""
+    head = "".join(
+        f"{name}: {value}\r\n" for name, value in {"Host": "127.0.0.1", **headers}.items()
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(f"POST {path} HTTP/1.1\r\n{head}\r\n".encode())
+        try:
+            for chunk in body:
+                conn.sendall(chunk)
+        except OSError:  # the server answered and closed: it reads no more
+            pass
+        conn.settimeout(2)
+        answer = b""
+        try:
+            while len(answer) < 4096 and (part := conn.recv(4096)):
+                answer += part
+        except TimeoutError:  # the whole answer is in, on a connection kept open
+            pass
+        return answer
+
+
+def test_daphne_answers_a_declared_length_over_the_limit_before_the_body_arrives(daphne):
+    started = time.monotonic()
+    answer = raw_post(
+        daphne.port, "/api/auth/login/", {"Content-Length": "268435456"}, iter([b"{"])
+    )  # (the rest of the body never comes)
+
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == TOO_LARGE
+    assert time.monotonic() - started < 5
+
+
+def test_daphne_stops_a_chunked_body_past_the_limit(daphne):
+    chunks = (b"1000\r\n" + b"y" * 4096 + b"\r\n" for _ in range(100))
+
+    answer = raw_post(daphne.port, "/api/auth/login/", {"Transfer-Encoding": "chunked"}, chunks)
+
+    assert answer.startswith(b"HTTP/1.1 413 ")
+
+
+def test_daphne_keeps_no_part_of_a_large_body(daphne):
+    assert daphne.process is not None
+    before = rss_kb(daphne.process.pid)
+    size = 64 * 1024 * 1024
+    body = (b"x" * 65536 for _ in range(size // 65536))
+
+    for path in ("/api/auth/login/", "/admin/login/"):
+        answer = raw_post(daphne.port, path, {"Content-Length": str(size)}, body)
+        assert answer.startswith(b"HTTP/1.1 413 "), answer
+
+    assert rss_kb(daphne.process.pid) - before < 16 * 1024  # it grew by 260 MB for 256 MB
+
+
+def test_daphne_serves_a_body_within_the_limit(daphne):
+    body = json.dumps({"username": "bob", "password": "p" * 100}).encode()
+
+    headers = {
+        "Content-Type": "application/json",
+        "Content-Length": str(len(body)),
+        "Connection": "close",
+    }
+    answer = raw_post(daphne.port, "/api/auth/login/", headers, iter([body]))
+
+    assert answer.startswith(b"HTTP/1.1 400 ")
+    assert b'"invalid_credentials"' in answer
