@@ -1,4 +1,5 @@
-"""The leaderboard listens to ``games``: a daily attempt that changed makes its day's board dirty.
+"""The leaderboard listens to ``games``: a daily attempt that changed takes its new place in its
+day's Redis sorted sets (when Redis is configured) and makes its day's live board dirty.
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.models import Game
-from leaderboard import broadcast
+from leaderboard import broadcast, redis_ranking
 from leaderboard.models import DailyDeal
 
 
@@ -16,4 +17,5 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
     if game.kind == Game.Kind.DAILY and game.daily_date is not None:
         if not game.is_in_progress:  # an attempt ended: its day is listed among the days
             DailyDeal.objects.get_or_create(date=game.daily_date)
+        redis_ranking.record(game)  # (before the broadcast that reads it)
         broadcast.mark_dirty(game.daily_date)

@@ -165,7 +165,7 @@ def board(
     current ``seq``. ``not_found`` for a page past the last."""
     now = now or timezone.now()
     seq = current_seq(day)  # read first: the rows are at least as fresh as this number
-    standings = ranking.Board(day, now)
+    standings = ranking.standings(day, now)
     count = standings.count
     pages = max(1, math.ceil(count / ranking.PAGE_SIZE))
     if page > pages:
@@ -196,7 +196,7 @@ def live_frame(
     """A frame of the day's live board: its top rows and attempt count, numbered ``seq`` (read
     ``seq`` before calling: the rows are then at least as fresh as it)."""
     now = now or timezone.now()
-    standings = ranking.Board(day, now)
+    standings = ranking.standings(day, now)
     return {
         "type": kind,
         "date": day.isoformat(),
