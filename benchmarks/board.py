@@ -198,7 +198,7 @@ def board_worker(args: argparse.Namespace) -> None:
         "board page 1 (count, 100 rows, seq)": lambda: services.board(today, 1, None),
         "board page 1 with my row ranked (me)": lambda: services.board(today, 1, viewer),
         f"board page {pages} (the last)": lambda: services.board(today, pages, None),
-        "live snapshot / update rows (top 100 + count)": lambda: services.snapshot(today),
+        "live snapshot / update rows (top 100 + count)": lambda: services.snapshot_frame(today, 1),
         "rank of one attempt (rank_of)": lambda: ranking.rank_of(
             viewer.games.get(daily_date=today), timezone.now()
         ),
