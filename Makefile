@@ -34,14 +34,22 @@ $(STAMP): requirements-dev.lock | $(BIN)/python
 
 deps: $(STAMP)
 
-# Debian's Chromium for the browser tests and docker-compose for the compose file check;
-# installed when missing and we are root (as on CI), else a clear failure.
+# Debian's Chromium for the browser tests, nginx for the test of deploy/nginx.conf and
+# docker-compose for the compose file check; installed when missing and we are root (as on CI),
+# else a clear failure.
 tools:
 	@if [ ! -x /usr/bin/chromium ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			apt-get update -q && apt-get install -y -q chromium; \
 		else \
 			echo "Chromium is missing: apt-get install chromium (as root)" >&2; exit 1; \
+		fi; \
+	fi
+	@if [ ! -x /usr/sbin/nginx ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -q && apt-get install -y -q --no-install-recommends nginx; \
+		else \
+			echo "nginx is missing: apt-get install nginx (as root)" >&2; exit 1; \
 		fi; \
 	fi
 	@if ! command -v docker-compose >/dev/null 2>&1; then \

@@ -9,6 +9,9 @@ processes of their own.
 - :func:`post_json`: a JSON request with an optional token, its status and JSON answer.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
 - :func:`next_action`: what a hurried player does next (a scoring move if there is one).
+- :class:`Nginx`: Debian's nginx running ``deploy/nginx.conf`` itself, its listening port and its
+  two upstreams substituted (:func:`nginx_conf`), in front of two Daphne processes.
+- :class:`RedisServer`: a private ``redis-server`` on a free port (nothing kept on disk).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -85,10 +89,18 @@ def migrate(env: dict[str, str], timeout: float = 300) -> None:
 class Daphne:
     """One Daphne process serving the site: ``with Daphne(env, log) as server: server.url``."""
 
-    def __init__(self, env: dict[str, str], log: Path | None = None, port: int = 0) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log: Path | None = None,
+        port: int = 0,
+        args: tuple[str, ...] = (),
+    ) -> None:
         self.env = env
         self.log = log
         self.port = port or free_port()
+        #: More arguments for daphne (``("--access-log", path)``).
+        self.args = args
         self.process: subprocess.Popen[bytes] | None = None
         self._log_file: IO[bytes] | None = None
 
@@ -102,7 +114,7 @@ class Daphne:
             self._log_file = self.log.open("ab")
         output = self._log_file if self._log_file is not None else subprocess.DEVNULL
         self.process = subprocess.Popen(
-            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port)]
+            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port), *self.args]
             + ["canfield_site.asgi:application"],
             cwd=ROOT,
             env=self.env,
@@ -200,3 +212,124 @@ def postgres_database(server_url: str, name: str) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+NGINX = "/usr/sbin/nginx"
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+
+
+def nginx_conf(listen: int, upstreams: tuple[int, int], text: str | None = None) -> str:
+    """``deploy/nginx.conf`` with its port (8080) and its upstreams (web1:8000, web2:8000)
+    replaced by 127.0.0.1 and the ports given; fails if the file no longer has them."""
+    text = NGINX_CONF.read_text() if text is None else text
+    changes = {
+        "listen 8080;": f"listen 127.0.0.1:{listen};",
+        "server web1:8000 ": f"server 127.0.0.1:{upstreams[0]} ",
+        "server web2:8000 ": f"server 127.0.0.1:{upstreams[1]} ",
+    }
+    for old, new in changes.items():
+        if text.count(old) != 1:
+            raise AssertionError(f"deploy/nginx.conf no longer has {old!r} exactly once")
+        text = text.replace(old, new)
+    return text
+
+
+class _Server:
+    """A subprocess that serves on ``self.port`` until stopped; a context manager."""
+
+    process: subprocess.Popen[bytes] | None = None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class Nginx(_Server):
+    """``nginx`` in the foreground with :func:`nginx_conf`, its files in ``workdir``:
+    ``with Nginx(workdir, (port_a, port_b)) as proxy: proxy.url``."""
+
+    def __init__(self, workdir: Path, upstreams: tuple[int, int], port: int = 0) -> None:
+        if not os.access(NGINX, os.X_OK):
+            raise RuntimeError(f"{NGINX} is missing: apt-get install nginx (make tools does)")
+        self.workdir = workdir
+        self.upstreams = upstreams
+        self.port = port or free_port()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def error_log(self) -> Path:
+        return self.workdir / "error.log"
+
+    def __enter__(self) -> Nginx:
+        (self.workdir / "logs").mkdir(parents=True, exist_ok=True)
+        conf = self.workdir / "nginx.conf"
+        conf.write_text(nginx_conf(self.port, self.upstreams))
+        self.process = subprocess.Popen(
+            [NGINX, "-p", f"{self.workdir}/", "-c", str(conf), "-e", str(self.error_log)]
+            + ["-g", f"daemon off; pid {self.workdir / 'nginx.pid'};"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 15
+        while True:
+            if self.process.poll() is not None:
+                log = self.error_log.read_text() if self.error_log.exists() else ""
+                raise RuntimeError(f"nginx exited ({self.process.returncode}): {log[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health/", timeout=1) as answer:
+                    if answer.status == 200:
+                        return self
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("nginx did not answer within 15 s")
+            time.sleep(0.05)
+
+
+class RedisServer(_Server):
+    """A private ``redis-server`` on a free port of 127.0.0.1 that keeps nothing on disk:
+    ``with RedisServer() as redis: redis.url``."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def __enter__(self) -> RedisServer:
+        server = shutil.which("redis-server") or "/usr/bin/redis-server"
+        self.process = subprocess.Popen(
+            [server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no", "--dir", str(self.workdir), "--maxclients", "20000"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        return self
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)
