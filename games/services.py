@@ -247,7 +247,10 @@ def new_game(
 
 def _locked(game_id: int, user: Viewer | None) -> Game:
     """The game's row, locked until the transaction ends: ``user``'s own (``None``: anyone's)."""
-    game = Game.objects.select_for_update().filter(pk=game_id).first()
+    try:
+        game: Game | None = Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        game = None
     if game is None or (
         user is not None and (not user.is_authenticated or game.owner_id != user.pk)
     ):
@@ -350,9 +353,16 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     if engine.is_won():
         game.status = Game.Status.WON
         game.finished_at = now
-    game.save()
+    game.save(update_fields=_PLAYED)
     _announce(game)
     return PlayResult(game, token)
+
+
+#: The fields an action changes: what :func:`_sync` copies, the clock and the status.
+_PLAYED = (
+    *("score", "ply", "undos", "foundation_cards", "views", "views_version", "engine_state"),
+    *("started_at", "status", "finished_at"),
+)
 
 
 def _replay(game: Game, ply: int, action: str | Tap) -> PlayResult:

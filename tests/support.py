@@ -259,8 +259,6 @@ class Nginx(_Server):
     ``with Nginx(workdir, (port_a, port_b)) as proxy: proxy.url``."""
 
     def __init__(self, workdir: Path, upstreams: tuple[int, int], port: int = 0) -> None:
-        if not os.access(NGINX, os.X_OK):
-            raise RuntimeError(f"{NGINX} is missing: apt-get install nginx (make tools does)")
         self.workdir = workdir
         self.upstreams = upstreams
         self.port = port or free_port()
@@ -274,6 +272,8 @@ class Nginx(_Server):
         return self.workdir / "error.log"
 
     def __enter__(self) -> Nginx:
+        if not os.access(NGINX, os.X_OK):
+            raise RuntimeError(f"{NGINX} is missing: apt-get install nginx (make tools does)")
         (self.workdir / "logs").mkdir(parents=True, exist_ok=True)
         conf = self.workdir / "nginx.conf"
         conf.write_text(nginx_conf(self.port, self.upstreams))
@@ -333,3 +333,53 @@ class RedisServer(_Server):
                 self.stop()
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.05)
+
+
+class Deployment:
+    """The deployed shape on this machine: two Daphne processes on ``env`` (one database, one
+    Redis) and, unless ``proxy`` is false, nginx with ``deploy/nginx.conf`` in front of them;
+    files in ``workdir``. ``with Deployment(env, workdir) as site: site.url`` (nginx's, or the
+    first process's without it)."""
+
+    def __init__(self, env: dict[str, str], workdir: Path, proxy: bool = True) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.daphnes = (Daphne(env, workdir / "web1.log"), Daphne(env, workdir / "web2.log"))
+        self.nginx = Nginx(workdir / "nginx", (self.daphnes[0].port, self.daphnes[1].port))
+        self.proxy = proxy
+
+    @property
+    def url(self) -> str:
+        return self.nginx.url if self.proxy else self.daphnes[0].url
+
+    def __enter__(self) -> Deployment:
+        try:
+            for daphne in self.daphnes:
+                daphne.start()
+            if self.proxy:
+                self.nginx.__enter__()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        self.nginx.stop()
+        for daphne in self.daphnes:
+            daphne.stop()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def player_action(game: dict[str, Any]) -> str | None:
+    """A legal action for a hurried player of ``game`` (a Game payload), or ``None`` when it has
+    none left but undo (or is over): a scoring move, a card to a column, a draw, a recycle."""
+    if game["status"] != "in_progress":
+        return None
+    legal = [token for token in game["state"]["legal"] if token != "U"]
+    if not legal:
+        return None
+    token, _ = next_action(legal)
+    return token if token in legal else legal[0]
