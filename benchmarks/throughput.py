@@ -131,7 +131,9 @@ def client_process(
     queue.put([item for result in results for item in result])
 
 
-def measure(kind: str, port: int, tokens: list[str], seconds: float, processes: int) -> dict:
+def measure(
+    kind: str, port: int, tokens: list[str], seconds: float, processes: int
+) -> dict[str, Any]:
     queue: Any = multiprocessing.get_context("fork").Queue()
     start = time.monotonic() + 1.0
     shares = [tokens[i::processes] for i in range(processes)]
@@ -166,7 +168,7 @@ def measure(kind: str, port: int, tokens: list[str], seconds: float, processes: 
     }
 
 
-def report(rows: list[dict], args: argparse.Namespace) -> str:
+def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     lines = [
         "| endpoint | players | seconds | requests | errors | req/s | p50 ms | p99 ms |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
