@@ -236,7 +236,9 @@ REDIS_URL = env_redis("REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer with a pool that waits for a free connection rather than
+            # failing when a crowd connects at once (leaderboard/layers.py).
+            "BACKEND": "leaderboard.layers.RedisChannelLayer",
             # socket_timeout above channels_redis's 5 s BZPOPMIN wait: with redis-py's default
             # (also 5 s) every idle websocket consumer died of a TimeoutError after 5 s.
             "CONFIG": {
