@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import logging
 import threading
 import time
@@ -208,9 +209,17 @@ def client() -> Any:
         return _clients[url]
 
 
+def database_tag() -> str:
+    """A short name of the database the sets cache (its engine, host, port and name), in their
+    keys: a Redis that outlives a database, or serves several, never mixes their boards."""
+    db = settings.DATABASES["default"]
+    text = "|".join(str(db.get(k, "")) for k in ("ENGINE", "HOST", "PORT", "NAME"))
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
 def prefix() -> str:
-    """The key prefix: the cache's (the tests give each run its own)."""
-    return f"{settings.CACHES['default'].get('KEY_PREFIX') or 'canfield'}:board"
+    """The key prefix: the cache's (the tests give each run its own), then the database's tag."""
+    return f"{settings.CACHES['default'].get('KEY_PREFIX') or 'canfield'}:board:{database_tag()}"
 
 
 class Keys:

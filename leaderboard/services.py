@@ -30,7 +30,7 @@ from games.errors import GameError
 from games.models import Game
 from games.payloads import game_dict, iso
 from games.services import Viewer
-from leaderboard import payloads, ranking
+from leaderboard import payloads, ranking, redis_ranking
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
     BoardPage,
@@ -204,7 +204,7 @@ FRAME_TIMEOUT = 2 * 24 * 3600
 
 
 def frame_key(day: dt.date) -> str:
-    return f"board-frame:{day.isoformat()}"
+    return f"board-frame:{redis_ranking.database_tag()}:{day.isoformat()}"
 
 
 def snapshot_frame(day: dt.date, seq: int, now: dt.datetime | None = None) -> SnapshotFrame:
@@ -311,13 +311,18 @@ def store_snapshot(frame: SnapshotFrame) -> None:
 def latest_snapshot(day: dt.date, now: dt.datetime | None = None) -> SnapshotFrame:
     """The day's latest snapshot frame, as every watcher that connects now receives it: the one
     the last broadcast stored, or one built now for the current ``seq`` (and stored, unless
-    another process stored one first: then that one)."""
+    another process stored one first: then that one). A stored frame numbered beyond the day's
+    ``seq`` is not this database's (the cache outlived it): it is replaced."""
+    seq = current_seq(day)
     frame = stored_snapshot(day)
-    if frame is None:
-        frame = snapshot_frame(day, current_seq(day), now)
-        if not cache.add(frame_key(day), frame, FRAME_TIMEOUT):
-            frame = stored_snapshot(day) or frame
-    return frame
+    if frame is not None and frame["seq"] <= seq:
+        return frame
+    fresh = snapshot_frame(day, seq, now)
+    if frame is not None:
+        store_snapshot(fresh)
+    elif not cache.add(frame_key(day), fresh, FRAME_TIMEOUT):
+        return stored_snapshot(day) or fresh
+    return fresh
 
 
 def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
