@@ -8,10 +8,13 @@ STAMP := $(VENV)/.requirements.stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+USERS ?= 200
+SECONDS ?= 60
+LOADTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
 .NOTPARALLEL:
-.PHONY: help deps tools run test lint fmt pytest bench lock
+.PHONY: help deps tools run test lint fmt pytest bench lock loadtest
 
 help:
 	@echo "make run     serve on http://$(HOST):$(PORT)/ (Daphne; migrates first)"
@@ -20,6 +23,7 @@ help:
 	@echo "make lint    ruff check, ruff format --check, mypy (the whole project), compose check"
 	@echo "make fmt     ruff format and ruff check --fix"
 	@echo "make bench   run the engine, API and leaderboard benchmarks"
+	@echo "make loadtest  Locust against two Daphne processes behind nginx (USERS=200 SECONDS=60)"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
 
 $(BIN)/python:
@@ -90,3 +94,8 @@ bench: deps
 	@set -e; for script in engine api board; do \
 		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
 	done
+
+# Locust, headless, against a local deployment (PostgreSQL on 127.0.0.1, a private Redis, two
+# Daphne processes, nginx with deploy/nginx.conf); bounded: USERS users for SECONDS seconds.
+loadtest: deps tools
+	$(BIN)/python loadtest/run.py --users $(USERS) --seconds $(SECONDS) $(LOADTEST_ARGS)

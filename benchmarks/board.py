@@ -411,6 +411,8 @@ def fan_out(site: Deployment, watchers: int, args: argparse.Namespace, run: str)
     snapshot_size = 0
     for pipe in pipes:
         if not pipe.poll(args.deadline + 120):
+            for daphne in site.daphnes:
+                print(daphne.output(), file=sys.stderr)
             raise SystemExit("watchers did not connect in time")
         _, at, lost, sizes = pipe.recv()
         connected, failed = max(connected, at - go), failed + lost
@@ -423,8 +425,10 @@ def fan_out(site: Deployment, watchers: int, args: argparse.Namespace, run: str)
         for pipe in pipes:
             pipe.send(("wait", player.name, target))
         time.sleep(0.05)
+        t0 = time.time()
         player.move(site.daphnes[i % 2].url)
         answered[player.name] = time.time()
+        print(f"    move {i + 1}: answered in {answered[player.name] - t0:.2f} s", file=sys.stderr)
     time.sleep(min(args.deadline, 5.0))
     latencies: list[float] = []
     missing = 0
@@ -432,6 +436,10 @@ def fan_out(site: Deployment, watchers: int, args: argparse.Namespace, run: str)
     for pipe in pipes:
         pipe.send(("report",))
     for pipe, proc in zip(pipes, workers, strict=True):
+        if not pipe.poll(120):
+            for daphne in site.daphnes:
+                print(daphne.output(), file=sys.stderr)
+            raise SystemExit(f"a watcher process did not report (alive: {proc.is_alive()})")
         _, arrivals, sizes = pipe.recv()
         update_sizes += sizes
         for name, at in answered.items():

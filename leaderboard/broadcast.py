@@ -24,8 +24,9 @@ asyncio queues that only the loop of its consumers may touch, so its message is 
 (Daphne's, registered by each consumer as it connects); a process with no watcher has no one to
 tell.
 
-The message is serialised once, for all watchers: ``{"type": "board.update", "seq": N,
-"text": "<the JSON frame>"}``; consumers pass ``text`` on as it is.
+The message is serialised once, for all watchers: ``{"type": "board.update", "date", "seq": N,
+"text": "<the JSON frame>"}``; it reaches each process's hub (``leaderboard.fanout``: one member
+of the group per process), which passes ``text`` on to its sockets as it is.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from django.core.cache import cache
 from django.db import close_old_connections, connections, transaction
 from django.db.models import F
 
-from leaderboard import services
+from leaderboard import fanout, services
 from leaderboard.models import DailyDeal
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,7 @@ FLUSH_ATTEMPTS = 3
 EXIT_WAIT = 10
 
 
-def group_name(day: dt.date) -> str:
-    return f"daily.{day.isoformat()}"
+group_name = fanout.group_name
 
 
 def dirty_key(day: dt.date) -> str:
@@ -88,7 +88,8 @@ def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, An
     frame = services.snapshot_frame(day, seq, now)
     update = services.update_frame(services.stored_snapshot(day), frame)
     services.store_snapshot(frame)
-    return {"type": "board.update", "seq": seq, "text": json.dumps(update, separators=(",", ":"))}
+    text = json.dumps(update, separators=(",", ":"))
+    return {"type": "board.update", "date": day.isoformat(), "seq": seq, "text": text}
 
 
 def _prepare(day: dt.date) -> dict[str, Any]:

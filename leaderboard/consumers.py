@@ -15,10 +15,12 @@ Server to client, JSON text frames, each with the day's sequence number ``seq``:
 receives a frame with a lower ``seq`` than one it already has; a client that sees ``seq`` jump by
 more than one has missed an update and may send ``{"type": "resync"}`` (at most one a second).
 
-One snapshot per ``seq`` serves every socket: each process keeps the latest snapshot of each day it
-has watchers of (:class:`LatestFrames`), loaded once from the shared cache and moved on by each
-update it passes on, so that a crowd connecting costs no query per socket. A snapshot's open
-attempts' times are as of ``at``; ``now`` says when it was sent.
+Broadcasts reach a process once, not once per socket: each process's hub (``leaderboard.fanout``)
+listens for all its sockets and hands them each update; and one snapshot per ``seq`` serves every
+socket that connects — the hub keeps the latest snapshot of each day it has watchers of, loaded
+once from the shared cache and moved on by each update — so that a crowd connecting costs no
+query per socket. A snapshot's open attempts' times are as of ``at``; ``now`` says when it was
+sent.
 
 A refused date is answered with an error frame and the socket is closed with the code that
 :data:`CLOSE_CODES` gives the error: 4400 for a malformed date (``invalid_date``), 4404 for a day
@@ -34,14 +36,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.utils import timezone
 
 from games.errors import GameError
-from games.payloads import iso
 from leaderboard import broadcast, services
-from leaderboard.payloads import SnapshotFrame
+from leaderboard.fanout import Hub
 
 #: The websocket close code for each ``GameError`` code a connection may be refused with.
 CLOSE_CODES = {"invalid_date": 4400, "not_found": 4404}
@@ -51,68 +50,18 @@ MAX_FRAME = 1024
 RESYNC_INTERVAL = 1.0
 
 
-class LatestFrames:
-    """This process's latest snapshot frame of each day that has watchers here, shared by all of
-    them, with its JSON text. Loaded from the shared cache (``services.latest_snapshot``) by the
-    first watcher that needs it — one load at a time per day — then moved on by every update
-    that reaches this process's watchers, which it follows while it has one (and forgets when
-    the last one leaves, or an update does not follow it). Used on the event loop only."""
-
-    def __init__(self) -> None:
-        self.frames: dict[dt.date, tuple[SnapshotFrame, str]] = {}
-        self.watchers: dict[dt.date, int] = {}
-        self.locks: dict[dt.date, asyncio.Lock] = {}
-
-    def join(self, day: dt.date) -> None:
-        self.watchers[day] = self.watchers.get(day, 0) + 1
-
-    def leave(self, day: dt.date) -> None:
-        self.watchers[day] -= 1
-        if self.watchers[day] <= 0:
-            del self.watchers[day]
-            self.frames.pop(day, None)
-            self.locks.pop(day, None)
-
-    async def snapshot(self, day: dt.date) -> tuple[int, str]:
-        """The day's latest snapshot: its ``seq`` and its text, ``now`` added."""
-        held = self.frames.get(day)
-        if held is None:
-            async with self.locks.setdefault(day, asyncio.Lock()):
-                held = self.frames.get(day)
-                if held is None:
-                    frame = await database_sync_to_async(services.latest_snapshot)(day)
-                    held = (frame, _text(frame))
-                    if day in self.watchers:
-                        self.frames[day] = held
-        frame, text = held
-        return frame["seq"], f'{text[:-1]},"now":"{iso(timezone.now())}"}}'
-
-    def follow(self, day: dt.date, seq: int, text: str) -> None:
-        """An update of ``day`` reached this process: move the day's snapshot on."""
-        held = self.frames.get(day)
-        if held is None or seq <= held[0]["seq"]:
-            return
-        try:
-            frame = services.apply_update(held[0], json.loads(text))
-        except (ValueError, KeyError, TypeError):
-            del self.frames[day]  # it missed one: the next watcher loads the stored one
-            return
-        self.frames[day] = (frame, _text(frame))
-
-
-def _text(frame: Mapping[str, object]) -> str:
-    return json.dumps(frame, separators=(",", ":"))
-
-
-#: This process's latest frames.
-LATEST = LatestFrames()
+#: The consumers use no channel-layer channel of their own: their process's hub
+#: (``leaderboard.fanout``) receives the broadcasts for all of them.
+NO_LAYER = "none: the process's hub receives for its sockets"
 
 
 class DailyBoardConsumer(AsyncWebsocketConsumer):
+    channel_layer_alias = NO_LAYER
     day: dt.date | None = None
-    group: str | None = None
     seq = -1
     last_resync = float("-inf")
+    #: Updates that arrived before this socket's snapshot was sent, to send after it.
+    pending: list[tuple[int, str]] | None = None
 
     async def connect(self) -> None:
         await self.accept()
@@ -123,25 +72,26 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_CODES[exc.code])
             return
         self.day = day
-        self.group = broadcast.group_name(day)
         broadcast.register_consumer_loop(asyncio.get_running_loop())
-        LATEST.join(day)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.pending = []
+        hub = Hub.current()
+        await hub.join(self)
         await self.send_snapshot()
+        pending, self.pending = self.pending, None
+        for seq, text in pending:
+            await self.deliver(seq, text)
 
     async def disconnect(self, code: int) -> None:
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.day is not None:
-            LATEST.leave(self.day)
-            self.day = None
+            day, self.day = self.day, None
+            await Hub.current().leave(self, day)
 
     async def send_json(self, content: Mapping[str, object]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))
 
     async def send_snapshot(self) -> None:
         assert self.day is not None
-        seq, text = await LATEST.snapshot(self.day)
+        seq, text = await Hub.current().snapshot(self.day)
         self.seq = max(self.seq, seq)
         await self.send(text_data=text)
 
@@ -183,11 +133,13 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
                 f"Unknown message type {message['type'][:40]!r}: use resync or ping.",
             )
 
-    async def board_update(self, event: dict[str, Any]) -> None:
-        """A broadcast of ``leaderboard.broadcast``: pass it on unless this socket is ahead."""
-        if self.day is not None:
-            LATEST.follow(self.day, event["seq"], event["text"])
-        if event["seq"] <= self.seq:
+    async def deliver(self, seq: int, text: str) -> None:
+        """An update of ``leaderboard.broadcast``, from the hub: pass it on unless this socket is
+        ahead (or keep it until the snapshot has gone)."""
+        if self.pending is not None:
+            self.pending.append((seq, text))
             return
-        self.seq = event["seq"]
-        await self.send(text_data=event["text"])
+        if seq <= self.seq or self.day is None:
+            return
+        self.seq = seq
+        await self.send(text_data=text)

@@ -1,0 +1,172 @@
+"""Cheap fan-out: one listener per process, not one per socket.
+
+Every Daphne process (every event loop) has one :class:`Hub`. The hub takes one channel of the
+channel layer and joins the group ``daily.<date>`` of each day it has watchers of, so that a
+broadcast (``leaderboard.broadcast``) reaches each process once, whatever its number of sockets;
+the hub then hands the update's text to each of its sockets of that day. (With a channel-layer
+channel per socket, as Channels does by default, a crowd of 5,000 sockets in one process made
+every broadcast cost seconds: channels_redis wakes, and reschedules, every socket's receive for
+every message.)
+
+The hub also keeps the latest snapshot of each of its days (:class:`LatestFrames`), which every
+socket that connects receives: one snapshot per ``seq`` for all of them, moved on by each update
+that passes, loaded (from the shared cache, ``services.latest_snapshot``) only when the process
+has none.
+
+Everything here runs on the event loop of the sockets; the hub is made on first use per loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+import time
+import weakref
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.utils import timezone
+
+from games.payloads import iso
+from leaderboard import services
+from leaderboard.payloads import SnapshotFrame
+
+log = logging.getLogger(__name__)
+
+#: A day's group membership is renewed this often (channels_redis forgets members after a day).
+RENEW_GROUP = 3600.0
+
+
+class Watcher(Protocol):
+    day: dt.date | None
+
+    async def deliver(self, seq: int, text: str) -> None: ...
+
+
+def group_name(day: dt.date) -> str:
+    return f"daily.{day.isoformat()}"
+
+
+def _text(frame: Mapping[str, object]) -> str:
+    return json.dumps(frame, separators=(",", ":"))
+
+
+class LatestFrames:
+    """The latest snapshot frame of each day a hub has watchers of, with its JSON text."""
+
+    def __init__(self) -> None:
+        self.frames: dict[dt.date, tuple[SnapshotFrame, str]] = {}
+        self.locks: dict[dt.date, asyncio.Lock] = {}
+
+    def forget(self, day: dt.date) -> None:
+        self.frames.pop(day, None)
+        self.locks.pop(day, None)
+
+    async def snapshot(self, day: dt.date, keep: bool) -> tuple[int, str]:
+        """The day's latest snapshot: its ``seq`` and its text with ``now`` added. Loaded once
+        at a time per day; kept if ``keep`` (the hub follows the day's updates)."""
+        held = self.frames.get(day)
+        if held is None:
+            async with self.locks.setdefault(day, asyncio.Lock()):
+                held = self.frames.get(day)
+                if held is None:
+                    frame = await database_sync_to_async(services.latest_snapshot)(day)
+                    held = (frame, _text(frame))
+                    if keep:
+                        self.frames[day] = held
+        frame, text = held
+        return frame["seq"], f'{text[:-1]},"now":"{iso(timezone.now())}"}}'
+
+    def follow(self, day: dt.date, seq: int, text: str) -> None:
+        """An update of ``day``: move the day's snapshot on (or forget it if it does not
+        follow: the next socket loads the stored one)."""
+        held = self.frames.get(day)
+        if held is None or seq <= held[0]["seq"]:
+            return
+        try:
+            frame = services.apply_update(held[0], json.loads(text))
+        except (ValueError, KeyError, TypeError):
+            del self.frames[day]
+            return
+        self.frames[day] = (frame, _text(frame))
+
+
+class Hub:
+    """This event loop's listener: the sockets of each day, one channel for all of them."""
+
+    _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def current(cls) -> Hub:
+        loop = asyncio.get_running_loop()
+        hub = cls._hubs.get(loop)
+        if hub is None:
+            hub = cls._hubs[loop] = cls()
+        return hub
+
+    def __init__(self) -> None:
+        self.layer = get_channel_layer()
+        self.channel: str | None = None
+        self.listener: asyncio.Task[None] | None = None
+        self.sockets: dict[dt.date, set[Watcher]] = {}
+        self.joined: dict[dt.date, float] = {}
+        self.latest = LatestFrames()
+
+    async def join(self, watcher: Watcher) -> None:
+        """Deliver ``watcher``'s day's updates to it from now on."""
+        day = watcher.day
+        assert day is not None
+        self.sockets.setdefault(day, set()).add(watcher)
+        if self.layer is None:
+            return
+        if self.channel is None:
+            self.channel = await self.layer.new_channel()
+            self.listener = asyncio.get_running_loop().create_task(self.listen())
+        if time.monotonic() - self.joined.get(day, float("-inf")) > RENEW_GROUP:
+            self.joined[day] = time.monotonic()
+            await self.layer.group_add(group_name(day), self.channel)
+
+    async def leave(self, watcher: Watcher, day: dt.date) -> None:
+        sockets = self.sockets.get(day)
+        if sockets is None:
+            return
+        sockets.discard(watcher)
+        if not sockets:
+            del self.sockets[day]
+            self.latest.forget(day)
+            if self.joined.pop(day, None) is not None and self.layer is not None:
+                assert self.channel is not None
+                await self.layer.group_discard(group_name(day), self.channel)
+
+    async def snapshot(self, day: dt.date) -> tuple[int, str]:
+        return await self.latest.snapshot(day, keep=day in self.sockets)
+
+    async def listen(self) -> None:
+        assert self.layer is not None and self.channel is not None
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis away: try again in a second
+                log.exception("leaderboard: the live board's listener failed")
+                await asyncio.sleep(1)
+                continue
+            if message.get("type") == "board.update":
+                await self.dispatch(message)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Hand an update to every socket of its day in this process."""
+        seq, text = message["seq"], message["text"]
+        days = [dt.date.fromisoformat(message["date"])] if "date" in message else list(self.sockets)
+        for day in days:
+            self.latest.follow(day, seq, text)
+            for watcher in list(self.sockets.get(day, ())):
+                try:
+                    await watcher.deliver(seq, text)
+                except Exception:  # a socket that went away meanwhile
+                    log.debug("leaderboard: an update was not delivered", exc_info=True)
