@@ -36,6 +36,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from games.errors import GameError
@@ -80,6 +81,15 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
         pending, self.pending = self.pending, None
         for seq, text in pending:
             await self.deliver(seq, text)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels's dispatch without its ``close_old_connections`` before every message (a hop
+        to the database thread, for each socket's connect, frame and close): this consumer
+        touches the database only through ``database_sync_to_async``, which does it."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         if self.day is not None:

@@ -170,3 +170,31 @@ class Hub:
                     await watcher.deliver(seq, text)
                 except Exception:  # a socket that went away meanwhile
                     log.debug("leaderboard: an update was not delivered", exc_info=True)
+
+
+class _Lazy:
+    """``pformat(obj)`` computed only if a log line shows it."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __str__(self) -> str:
+        import pprint
+
+        return pprint.pformat(self.obj)
+
+
+def lighten_autobahn() -> None:
+    """Autobahn (Daphne's websocket protocol) builds the arguments of its debug log lines even
+    when nothing is logged: a ``pformat`` of its settings for every connection (about 1 ms) and
+    click-coloured names for every frame sent. Make them lazy, and plain: a crowd of sockets
+    connects several times faster (docs/performance.md)."""
+    try:
+        import autobahn.util
+        import autobahn.websocket.protocol
+    except ImportError:  # not under Daphne
+        return
+    autobahn.util._HAS_CLICK = False
+    autobahn.websocket.protocol.pformat = _Lazy  # type: ignore[attr-defined,assignment]
