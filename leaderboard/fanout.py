@@ -37,6 +37,8 @@ from leaderboard.payloads import SnapshotFrame
 
 log = logging.getLogger(__name__)
 
+#: Sockets served between two yields to the event loop while an update goes out.
+YIELD_EVERY = 250
 #: A day's group membership is renewed this often (channels_redis forgets members after a day).
 RENEW_GROUP = 3600.0
 
@@ -165,11 +167,13 @@ class Hub:
         days = [dt.date.fromisoformat(message["date"])] if "date" in message else list(self.sockets)
         for day in days:
             self.latest.follow(day, seq, text)
-            for watcher in list(self.sockets.get(day, ())):
+            for n, watcher in enumerate(list(self.sockets.get(day, ())), start=1):
                 try:
                     await watcher.deliver(seq, text)
                 except Exception:  # a socket that went away meanwhile
                     log.debug("leaderboard: an update was not delivered", exc_info=True)
+                if n % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)  # let the process's HTTP requests in meanwhile
 
 
 class _Lazy:
