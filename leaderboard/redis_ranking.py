@@ -29,11 +29,12 @@ as the databases keep them, so the comparisons are the SQL ones exactly (tested 
 with ties, against ``ranking.Board``).
 
 **Updates.** A hash maps each attempt to its member and a version (``2 × ply + finished``, which
-only grows); one Lua script replaces an attempt's member only with a newer or equal version, so
-an update and a rebuild that race never bring back an older key. A rebuild loads the day's
-attempts from SQL under a lock, then marks the day *ready*; readers use the sets only once the day
-is ready. The keys expire a day after the day's end (an hour at least, three days at most); a past
-day without sets is read from SQL.
+only grows), another to the values its board row shows (player, status, counters, times: a page
+is then read from Redis alone); one Lua script replaces an attempt's member and values only with
+a newer or equal version, so an update and a rebuild that race never bring back older ones. A
+rebuild loads the day's attempts from SQL under a lock, then marks the day *ready*; readers use the
+sets only once the day is ready. The keys expire a day after the day's end (an hour at least,
+three days at most); a past day without sets is read from SQL.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -48,6 +50,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.contrib.auth.models import User
+from django.db.models.base import ModelState
 
 from games.clock import day_end
 from games.models import Game
@@ -72,12 +76,13 @@ BUILD_LOCK_SECONDS = 300
 #: A day's keys live this long after the day's end.
 KEEP_AFTER_DAY = dt.timedelta(days=1)
 
-# KEYS: finished set, open set, hash. ARGV: time to live (seconds), then for each attempt four
-# values: id, version, set ("f" or "o"), member. The hash holds "<version> <set><member>".
+# KEYS: finished set, open set, hash, rows hash. ARGV: time to live (seconds), then for each
+# attempt five values: id, version, set ("f" or "o"), member, row. The hash holds
+# "<version> <set><member>", the rows hash the row's values (:func:`row_values`).
 UPSERT = """
-local fin, open, hash = KEYS[1], KEYS[2], KEYS[3]
+local fin, open, hash, rows = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local changed = 0
-for i = 2, #ARGV, 4 do
+for i = 2, #ARGV, 5 do
   local id, version, which, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
   local old = redis.call('HGET', hash, id)
   local apply = true
@@ -93,11 +98,33 @@ for i = 2, #ARGV, 4 do
   if apply then
     redis.call('ZADD', which == 'f' and fin or open, 0, member)
     redis.call('HSET', hash, id, version .. ' ' .. which .. member)
+    redis.call('HSET', rows, id, ARGV[i + 4])
     changed = changed + 1
   end
 end
 for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ARGV[1]) end
 return changed
+"""
+
+# KEYS: finished set, open set. ARGV: position, lo, hi, clock (µs). The binary search of
+# RedisBoard._split, on the server: an open member's full key at the clock is built as
+# open_at() builds it. Its start is the nines' complement of its 17 digits (no arithmetic on
+# numbers past 2^53, which Lua's doubles would round); every other number is below 2^53.
+SPLIT = """
+local fin, open = KEYS[1], KEYS[2]
+local position, lo, hi, clock = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
+  tonumber(ARGV[4])
+local function complement(digit) return tostring(9 - tonumber(digit)) end
+while lo < hi do
+  local i = math.floor((lo + hi + 1) / 2)
+  local f = redis.call('ZRANGE', fin, i - 1, i - 1)[1]
+  local o = redis.call('ZRANGE', open, position - i, position - i)[1]
+  local started = tonumber((string.gsub(string.sub(o, 13, 29), '%d', complement)))
+  local key = '1' .. string.sub(o, 1, 12) .. string.format('%012d', clock - started)
+    .. string.format('%017d', clock) .. string.sub(o, 30)
+  if f < key then lo = i else hi = i - 1 end
+end
+return lo
 """
 
 # KEYS: building lock, ready marker. ARGV: time to live, the lock's token. Marks the day ready
@@ -186,6 +213,50 @@ def entry(game: Game) -> tuple[int, int, str, str] | None:
     return game.pk, 2 * game.ply + 1, "f", member
 
 
+def row_values(game: Game, username: str) -> str:
+    """What a board row needs of an attempt besides its day, as JSON: kept beside its member, so
+    that a page is read from Redis without a query."""
+    return json.dumps(
+        [
+            username,
+            game.status,
+            int(game.day_over),
+            game.score,
+            game.ply,
+            game.foundation_cards,
+            None if game.started_at is None else micros(game.started_at),
+            None if game.finished_at is None else micros(game.finished_at),
+        ],
+        separators=(",", ":"),
+    )
+
+
+def from_values(game_id: int, day: dt.date, text: str) -> Game:
+    """The attempt :func:`row_values` describes, as a ``Game`` with the fields a board row reads
+    (``ranking.ROW_FIELDS``; for ``payloads.row``). Built as ``Model.from_db`` builds a row with
+    deferred fields, without ``Model.__init__``, which costs more than all the rest of a page."""
+    username, status, day_over, score, ply, cards, started, finished = json.loads(text)
+    owner = User.__new__(User)
+    owner._state = ModelState()
+    owner.__dict__["username"] = username
+    game = Game.__new__(Game)
+    game._state = ModelState()
+    game.__dict__.update(
+        id=game_id,
+        kind=Game.Kind.DAILY,
+        daily_date=day,
+        status=status,
+        day_over=bool(day_over),
+        score=score,
+        ply=ply,
+        foundation_cards=cards,
+        started_at=None if started is None else EPOCH + started * MICROSECOND,
+        finished_at=None if finished is None else EPOCH + finished * MICROSECOND,
+    )
+    game._state.fields_cache["owner"] = owner
+    return game
+
+
 # --- Redis -------------------------------------------------------------------------------------
 
 _client_lock = threading.Lock()
@@ -228,6 +299,7 @@ class Keys:
         self.finished = f"{base}:f"
         self.open = f"{base}:o"
         self.hash = f"{base}:h"
+        self.rows = f"{base}:r"
         self.ready = f"{base}:ready"
         self.building = f"{base}:building"
         # By the wall clock (not django.utils.timezone.now, which tests move), at least an hour.
@@ -235,13 +307,16 @@ class Keys:
         self.ttl = int(min(max(left, 3600), (KEEP_AFTER_DAY * 3).total_seconds()))
 
 
-def _upsert(redis: Any, keys: Keys, entries: Iterable[tuple[int, int, str, str]]) -> int:
+Entry = tuple[int, int, str, str, str]
+
+
+def _upsert(redis: Any, keys: Keys, entries: Iterable[Entry]) -> int:
     args: list[Any] = [keys.ttl]
-    for game_id, version, which, member in entries:
-        args += [game_id, version, which, member]
+    for game_id, version, which, member, row in entries:
+        args += [game_id, version, which, member, row]
     if len(args) == 1:
         return 0
-    return int(redis.eval(UPSERT, 3, keys.finished, keys.open, keys.hash, *args))
+    return int(redis.eval(UPSERT, 4, keys.finished, keys.open, keys.hash, keys.rows, *args))
 
 
 def record(game: Game) -> None:
@@ -254,7 +329,7 @@ def record(game: Game) -> None:
         return
     keys = Keys(game.daily_date)
     try:
-        _upsert(client(), keys, [found])
+        _upsert(client(), keys, [(*found, row_values(game, game.owner.get_username()))])
     except Exception:
         log.exception("leaderboard: recording game %s in Redis failed", game.pk)
         with contextlib.suppress(Exception):  # a missed update: rebuild the day at the next read
@@ -273,17 +348,23 @@ def rebuild(day: dt.date) -> bool:
         return False
     rows = (
         ranking.attempts(day)
-        .values_list("id", "status", "foundation_cards", "ply", "started_at", "finished_at")
+        .values_list(
+            "id", "status", "foundation_cards", "ply", "started_at", "finished_at",
+            "day_over", "score", "owner__username",
+        )
         .order_by()
-    )
-    batch: list[tuple[int, int, str, str]] = []
+    )  # fmt: skip
+    batch: list[Entry] = []
     probe = Game(kind=Game.Kind.DAILY, daily_date=day)
-    for game_id, status, cards, ply, started, finished in rows.iterator(chunk_size=BATCH):
+    for game_id, status, cards, ply, started, finished, day_over, score, username in rows.iterator(
+        chunk_size=BATCH
+    ):
         probe.pk, probe.status, probe.foundation_cards, probe.ply = game_id, status, cards, ply
         probe.started_at, probe.finished_at = started, finished
+        probe.day_over, probe.score = day_over, score
         found = entry(probe)
         if found is not None:
-            batch.append(found)
+            batch.append((*found, row_values(probe, username)))
         if len(batch) >= BATCH:
             _upsert(redis, keys, batch)
             batch = []
@@ -294,7 +375,7 @@ def rebuild(day: dt.date) -> bool:
 def forget(day: dt.date) -> None:
     """Drop ``day``'s sets (tests and benchmarks)."""
     keys = Keys(day)
-    client().delete(keys.finished, keys.open, keys.hash, keys.ready, keys.building)
+    client().delete(keys.finished, keys.open, keys.hash, keys.rows, keys.ready, keys.building)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -368,10 +449,23 @@ class RedisBoard:
     # -- rows ------------------------------------------------------------------------------------
 
     def _split(self, position: int) -> int:
-        """How many of the first ``position`` attempts of the board are finished ones."""
+        """How many of the first ``position`` attempts of the board are finished ones: the
+        largest i such that finished[i - 1] comes before open[position - i] at this board's
+        clock, by a binary search in Redis (:data:`SPLIT`, one round trip)."""
         finished, opened = self.sizes()
         lo, hi = max(0, position - opened), min(position, finished)
-        # The largest i in [lo, hi] such that finished[i - 1] comes before open[position - i].
+        if lo >= hi:
+            return lo
+        return int(
+            self.redis.eval(
+                SPLIT, 2, self.keys.finished, self.keys.open, position, lo, hi, self.clock
+            )
+        )
+
+    def _split_here(self, position: int) -> int:
+        """:meth:`_split` step by step from Python (a round trip a step): what SPLIT does."""
+        finished, opened = self.sizes()
+        lo, hi = max(0, position - opened), min(position, finished)
         while lo < hi:
             i = (lo + hi + 1) // 2
             pipe = self.redis.pipeline(transaction=False)
@@ -401,20 +495,32 @@ class RedisBoard:
         return merged[:n]
 
     def rows(self, start: int, stop: int) -> list[Game]:
-        """The attempts at positions ``start`` to ``stop - 1`` (0-based), in rank order: their
-        order from Redis, their rows from SQL."""
-        members = self._or_sql(lambda: self.members(start, stop), lambda board: None)
-        if members is None:
+        """The attempts at positions ``start`` to ``stop - 1`` (0-based), in rank order, their
+        order and their values from Redis (any missing there: from SQL)."""
+
+        def read() -> tuple[list[int], list[bytes | None]]:
+            ids = [id_of(m) for m in self.members(start, stop)]
+            return ids, (self.redis.hmget(self.keys.rows, ids) if ids else [])
+
+        read_ids = self._or_sql(read, lambda board: None)
+        if read_ids is None:
             assert self._sql is not None
             return self._sql.rows(start, stop)
-        ids = [id_of(m) for m in members]
+        ids, values = read_ids
         found = {
-            g.pk: g
-            for g in Game.objects.filter(pk__in=ids)
-            .select_related("owner")
-            .only(*ranking.ROW_FIELDS)
-            .order_by()
+            game_id: from_values(game_id, self.day, text.decode())
+            for game_id, text in zip(ids, values, strict=True)
+            if text is not None
         }
+        missing = [game_id for game_id in ids if game_id not in found]
+        if missing:
+            found.update(
+                (g.pk, g)
+                for g in Game.objects.filter(pk__in=missing)
+                .select_related("owner")
+                .only(*ranking.ROW_FIELDS)
+                .order_by()
+            )
         return [found[i] for i in ids if i in found]
 
     def page(self, page: int) -> list[Game]:

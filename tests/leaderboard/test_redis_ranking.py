@@ -80,6 +80,7 @@ def assert_agrees(day: dt.date, now: dt.datetime, rng: random.Random) -> None:
         start = rng.randrange(len(order) + 1)
         stop = rng.randrange(start, len(order) + 2)
         assert [g.pk for g in board.rows(start, stop)] == order[start:stop]
+        assert board._split(start) == board._split_here(start)  # Lua's search, Python's
     for page in (1, 2):
         assert [g.pk for g in board.page(page)] == [g.pk for g in sql.page(page)]
     games_by_id = Game.objects.select_related("owner").in_bulk(order)
