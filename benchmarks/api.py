@@ -63,6 +63,7 @@ class Client:
     """One keep-alive HTTP connection."""
 
     def __init__(self, port: int, token: str | None = None) -> None:
+        self.port = port
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         self.headers = {"Content-Type": "application/json"}
         if token:
@@ -70,9 +71,14 @@ class Client:
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body)
-        self.conn.request(method, path, body=data, headers=self.headers)
-        response = self.conn.getresponse()
-        payload = response.read()
+        try:
+            self.conn.request(method, path, body=data, headers=self.headers)
+            response = self.conn.getresponse()
+            payload = response.read()
+        except (OSError, http.client.HTTPException):  # counted as an error; a new connection
+            self.conn.close()
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            return 599, None
         return response.status, json.loads(payload) if payload else None
 
 
@@ -110,6 +116,10 @@ class Player:
         )
         if status == 200:
             self.game = body
+        elif status == 409 or status == 599:  # a lost answer: read the game again
+            code, game = self.client.request("GET", f"/api/games/{game['id']}/")
+            if code == 200:
+                self.game = game
         return status
 
     def health(self) -> int:
@@ -127,6 +137,8 @@ class Run:
     length: int = 0
 
     def percentile(self, p: float) -> float:
+        if not self.latencies:
+            return float("nan")
         ordered = sorted(self.latencies)
         return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
 

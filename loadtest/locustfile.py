@@ -23,6 +23,7 @@ from typing import Any
 
 from locust import User, between, events, task
 from locust.contrib.fasthttp import FastHttpUser
+from locust.exception import StopUser
 
 #: What a hurried player plays first (tests/support.py's next_action, without importing Django).
 SCORING_PREFIXES = ("R-", "W-", "T1-", "T2-", "T3-", "T4-")
@@ -55,6 +56,7 @@ class PlayerUser(FastHttpUser):
 
     def on_start(self) -> None:
         self.game: dict[str, Any] | None = None
+        self.headers: dict[str, str] = {}
         name = f"lt{secrets.token_hex(6)}"
         with self.client.post(
             "/api/auth/signup/",
@@ -64,7 +66,7 @@ class PlayerUser(FastHttpUser):
         ) as response:
             if response.status_code != 201:
                 response.failure(f"sign-up answered {response.status_code}")
-                return
+                raise StopUser()
             self.headers = {"Authorization": f"Token {response.json()['token']}"}
         with self.client.post(
             "/api/daily/", headers=self.headers, name="POST /api/daily/", catch_response=True
