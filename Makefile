@@ -22,7 +22,7 @@ help:
 	@echo "make pytest  the test suite only (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint    ruff check, ruff format --check, mypy (the whole project), compose check"
 	@echo "make fmt     ruff format and ruff check --fix"
-	@echo "make bench   run the engine, API and leaderboard benchmarks"
+	@echo "make bench   run the engine, API, throughput and leaderboard benchmarks (~30 min)"
 	@echo "make loadtest  Locust against two Daphne processes behind nginx (USERS=200 SECONDS=60)"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
 
@@ -91,7 +91,7 @@ lock: deps
 	$(BIN)/uv pip compile -q pyproject.toml --group dev --python-version 3.11 -o requirements-dev.lock
 
 bench: deps
-	@set -e; for script in engine api board; do \
+	@set -e; for script in engine api throughput board; do \
 		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
 	done
 

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 
 from games import services as games
 from games.models import Game
-from leaderboard import ranking, redis_ranking
+from leaderboard import broadcast, ranking, redis_ranking
 from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today
 
 pytestmark = [
@@ -197,3 +197,4 @@ def test_it_follows_moves_resignations_and_wins_after_each_commit(clock, only_ou
     clock.set(after)
     games.close_daily_attempts()
     assert_agrees(today, after, rng)
+    assert broadcast.wait_idle(10)  # the live board's last broadcast, while the database is ours
