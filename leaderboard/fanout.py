@@ -147,11 +147,23 @@ class Hub:
     async def snapshot(self, day: dt.date) -> tuple[int, str]:
         return await self.latest.snapshot(day, keep=day in self.sockets)
 
+    async def renew(self) -> None:
+        """Join again the groups of the days watched here (their membership lapses after a day
+        in channels_redis), at most once per :data:`RENEW_GROUP`."""
+        assert self.layer is not None and self.channel is not None
+        for day in list(self.sockets):
+            if time.monotonic() - self.joined.get(day, float("-inf")) > RENEW_GROUP:
+                self.joined[day] = time.monotonic()
+                await self.layer.group_add(group_name(day), self.channel)
+
     async def listen(self) -> None:
         assert self.layer is not None and self.channel is not None
         while True:
             try:
-                message = await self.layer.receive(self.channel)
+                message = await asyncio.wait_for(self.layer.receive(self.channel), RENEW_GROUP)
+            except TimeoutError:  # a quiet hour
+                await self.renew()
+                continue
             except asyncio.CancelledError:
                 raise
             except Exception:  # Redis away: try again in a second
@@ -160,6 +172,7 @@ class Hub:
                 continue
             if message.get("type") == "board.update":
                 await self.dispatch(message)
+            await self.renew()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Hand an update to every socket of its day in this process."""
