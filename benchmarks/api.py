@@ -6,9 +6,10 @@ as docker-compose deploys it: DB_SYNCHRONOUS_COMMIT=0) — signs up one player p
 measures both endpoints (one keep-alive connection per client thread). Every client plays its
 own game: draw (D), or recycle (C) when the stock is empty, so actions never run out.
 
-- One client, by game length (--lengths, default 10, 1,000 and 3,000 actions): the game is first
-  played to that length (not measured), then --requests actions are measured on it (at 10: a new
-  game every 20 actions). The aim: action p50 <= 1.5 x health p50, flat in game length.
+- One client, by game length (--lengths, default 10, 1,000 and 3,000 actions): a game per length
+  is first played to it (not measured), then --requests actions are measured on each, taking the
+  games in turn so that all lengths share the same conditions (at 10: a new game every 20
+  actions). The aim: action p50 <= 1.5 x health p50, flat in game length.
 - 16 clients, games of up to --game-length actions.
 
 The action throttle is off for the run.
@@ -183,6 +184,31 @@ def measure(endpoint: str, players: list[Player], requests: int, seconds: float)
     return run
 
 
+def interleaved(
+    players: list[Player], lengths: list[int], requests: int, seconds: float
+) -> list[Run]:
+    """One client, ``requests`` actions per game length, taken in turn on each length's game, so
+    that every length meets the same conditions (the database's own work after the games were
+    played to their lengths, the machine's load)."""
+    runs = [Run("action", 1, length=length) for length in lengths]
+    deadline = time.monotonic() + seconds * len(lengths)
+    t0 = time.perf_counter()
+    for _ in range(requests):
+        if time.monotonic() > deadline:
+            break
+        for player, run in zip(players, runs, strict=True):
+            start = time.perf_counter()
+            status = player.act()
+            if status == 200:
+                run.latencies.append(time.perf_counter() - start)
+            else:
+                run.errors += 1
+    wall = time.perf_counter() - t0
+    for run in runs:
+        run.wall = wall / len(runs)
+    return runs
+
+
 def bench(database: str, database_url: str, args: argparse.Namespace) -> list[Run]:
     runs = []
     with server(database_url) as daphne:
@@ -190,15 +216,21 @@ def bench(database: str, database_url: str, args: argparse.Namespace) -> list[Ru
             Player(daphne.port, f"bench{i}", args.game_length) for i in range(max(CONCURRENCY))
         ]
         measure("action", players[:1], 50, 5)  # warm up
-        runs.append(measure("health", players[:1], args.requests, args.seconds))
+        long_players = []
         for length in args.lengths:
             print(f"  {database:10} playing a game to {length} actions ...", file=sys.stderr)
-            player = Player(daphne.port, f"long{length}", length + (20 if length < 100 else 10**6),
-                            start_at=length)  # fmt: skip
-            run = measure("action", [player], args.requests, args.seconds)
-            run.length = length
-            runs.append(run)
-            print(f"  {database:10} action at {length}: {len(run.latencies)} ok, "
+            long_players.append(
+                Player(
+                    daphne.port,
+                    f"long{length}",
+                    length + (20 if length < 100 else 10**6),
+                    start_at=length,
+                )  # fmt: skip
+            )
+        runs.append(measure("health", players[:1], args.requests, args.seconds))
+        runs += interleaved(long_players, args.lengths, args.requests, args.seconds)
+        for run in runs[-len(args.lengths) :]:
+            print(f"  {database:10} action at {run.length}: {len(run.latencies)} ok, "
                   f"{run.errors} errors", file=sys.stderr)  # fmt: skip
         clients = max(CONCURRENCY)
         measure("action", players, min(50, args.requests), 5)  # warm up
@@ -258,7 +290,8 @@ def write_docs(report: str, command: str, host: str, sqlite_errors: int) -> None
         "POST /api/games/<id>/actions/ (a draw or a recycle: lock the game's row, restore the\n"
         "engine from its stored state, apply, log the move, save the counters, views and state)\n"
         "against GET /api/health/ (no database) in the same run: one Daphne process, the clients\n"
-        f"on the same machine ({host}). One client plays a game first brought to each length;\n"
+        f"on the same machine ({host}). One client plays a game first brought to each length,\n"
+        "the lengths' games in turn;\n"
         f"16 clients play their own games of up to {ARGS.game_length} actions. Errors are\n"
         "answers other than 200; they are left out of the latencies. PostgreSQL runs with\n"
         "`DB_SYNCHRONOUS_COMMIT=0`, as docker-compose deploys it.\n\n"
