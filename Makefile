@@ -8,10 +8,13 @@ STAMP := $(VENV)/.requirements.stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+USERS ?= 200
+SECONDS ?= 60
+LOADTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
 .NOTPARALLEL:
-.PHONY: help deps tools run test lint fmt pytest bench lock
+.PHONY: help deps tools run test lint fmt pytest bench lock loadtest
 
 help:
 	@echo "make run     serve on http://$(HOST):$(PORT)/ (Daphne; migrates first)"
@@ -19,7 +22,8 @@ help:
 	@echo "make pytest  the test suite only (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint    ruff check, ruff format --check, mypy (the whole project), compose check"
 	@echo "make fmt     ruff format and ruff check --fix"
-	@echo "make bench   run the engine, API, leaderboard and fault benchmarks"
+	@echo "make bench   run the engine, API, throughput, leaderboard and fault benchmarks (~35 min)"
+	@echo "make loadtest  Locust against two Daphne processes behind nginx (USERS=200 SECONDS=60)"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
 
 $(BIN)/python:
@@ -34,14 +38,22 @@ $(STAMP): requirements-dev.lock | $(BIN)/python
 
 deps: $(STAMP)
 
-# Debian's Chromium for the browser tests and docker-compose for the compose file check;
-# installed when missing and we are root (as on CI), else a clear failure.
+# Debian's Chromium for the browser tests, nginx for the test of deploy/nginx.conf and
+# docker-compose for the compose file check; installed when missing and we are root (as on CI),
+# else a clear failure.
 tools:
 	@if [ ! -x /usr/bin/chromium ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			apt-get update -q && apt-get install -y -q chromium; \
 		else \
 			echo "Chromium is missing: apt-get install chromium (as root)" >&2; exit 1; \
+		fi; \
+	fi
+	@if [ ! -x /usr/sbin/nginx ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -q && apt-get install -y -q --no-install-recommends nginx; \
+		else \
+			echo "nginx is missing: apt-get install nginx (as root)" >&2; exit 1; \
 		fi; \
 	fi
 	@if ! command -v docker-compose >/dev/null 2>&1; then \
@@ -79,6 +91,11 @@ lock: deps
 	$(BIN)/uv pip compile -q pyproject.toml --group dev --python-version 3.11 -o requirements-dev.lock
 
 bench: deps
-	@set -e; for script in engine api board faults; do \
+	@set -e; for script in engine api throughput board faults; do \
 		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
 	done
+
+# Locust, headless, against a local deployment (PostgreSQL on 127.0.0.1, a private Redis, two
+# Daphne processes, nginx with deploy/nginx.conf); bounded: USERS users for SECONDS seconds.
+loadtest: deps tools
+	$(BIN)/python loadtest/run.py --users $(USERS) --seconds $(SECONDS) $(LOADTEST_ARGS)

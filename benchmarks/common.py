@@ -20,21 +20,29 @@ if str(ROOT) not in sys.path:  # the servers and players the tests use too
 
 from tests.support import (  # noqa: E402
     Daphne,
+    Deployment,
+    Nginx,
+    RedisServer,
     django_env,
     free_port,
     migrate,
     next_action,
+    player_action,
     post_json,
     postgres_database,
 )
 
 __all__ = [
     "Daphne",
+    "Deployment",
+    "Nginx",
+    "RedisServer",
     "django_env",
     "free_port",
     "machine",
     "migrate",
     "next_action",
+    "player_action",
     "post_json",
     "postgres_database",
     "replace_section",

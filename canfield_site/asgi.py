@@ -12,7 +12,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canfield_site.settings")
 # Set up Django (apps, models) before anything imports a consumer.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
@@ -31,14 +30,16 @@ websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
 ]
 
 # Request bodies over their limit: 413 before they are read, here and inside Daphne.
+# The only websocket, the live board, is anyone's: no session or user is read for it (the
+# session and auth middleware cost a database-thread hop per connection and a wrapper per frame,
+# at thousands of sockets a process). A websocket that needs the user wraps its own route in
+# channels.auth.AuthMiddlewareStack.
 limit_daphne_bodies()
 application = BodyLimitMiddleware(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(
-                AuthMiddlewareStack(URLRouter(websocket_routes))
-            ),
+            "websocket": AllowedHostsOriginValidator(URLRouter(websocket_routes)),
         }
     )
 )

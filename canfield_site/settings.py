@@ -229,6 +229,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": env_int("DB_POOL_MAX", 10, minimum=1),
         "timeout": 10,
     }
+    # Off: a commit returns before its WAL reaches the disk (a crash of the database server may
+    # lose the last ~0.6 s of commits, never consistency). An action's commit then costs no
+    # fsync (docs/performance.md). On by default.
+    if not env_bool("DB_SYNCHRONOUS_COMMIT", True):
+        DATABASES["default"]["OPTIONS"]["options"] = "-c synchronous_commit=off"
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers: begin every transaction IMMEDIATE so that a writer waits for the lock
     # (up to `timeout` seconds) instead of failing to upgrade a read lock ("database is locked"),
@@ -254,7 +259,9 @@ CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer with a pool that waits for a free connection rather than
+            # failing when a crowd connects at once (leaderboard/layers.py).
+            "BACKEND": "leaderboard.layers.RedisChannelLayer",
             # socket_timeout above channels_redis's 5 s BZPOPMIN wait: with redis-py's default
             # (also 5 s) every idle websocket consumer died of a TimeoutError after 5 s.
             "CONFIG": {

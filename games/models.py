@@ -14,6 +14,13 @@ rebuilt from the log when read (``games.services.views_of``) and stored again at
 The full view holds hidden cards (stock order, reserve below its top): it stays on the server until
 the game is over, see ``games.payloads``.
 
+``engine_state`` caches the engine itself (``games.engine.state``: the position with what its
+undo needs, as compact text carrying its own version and ply), so that an action restores the
+engine instead of replaying the whole log. A state that is missing, of another version, or of
+another ply than the row's is never used: the engine is rebuilt from the log and the state
+stored again with the action (``games.services.engine_of``). Like the views it never leaves the
+server (it holds the hidden cards), and ``verify_games`` proves it equals a replay of the log.
+
 A daily attempt still in progress when its UTC day ends is *closed*: it stands as it was, with
 status ``resigned``, ``day_over`` set and its clock stopped at the day's end. That is decided in
 one place, :meth:`Game.apply_day_end`: reads apply it to the row in memory, and only the code
@@ -93,6 +100,12 @@ class Game(models.Model):
     views = models.JSONField(default=dict, help_text="Cache: engine views of the position")
     views_version = models.PositiveSmallIntegerField(
         default=0, help_text="Shape of the cached views; another than the current is rebuilt"
+    )
+
+    engine_state = models.TextField(
+        blank=True,
+        default="",
+        help_text="Cache: the engine state (games.engine.state); rebuilt from the log",
     )
 
     objects = GameQuerySet.as_manager()

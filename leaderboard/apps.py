@@ -8,7 +8,9 @@ class LeaderboardConfig(AppConfig):
 
     def ready(self) -> None:
         from games import signals
-        from leaderboard import receivers
+        from leaderboard import fanout, receivers
+
+        fanout.lighten_autobahn()
 
         signals.standing_changed.connect(
             receivers.standing_changed, dispatch_uid="leaderboard.standing_changed"

@@ -5,8 +5,11 @@ change of a quiet day claims the day's "dirty" key in the shared cache (``cache.
 across processes when the cache is Redis) and schedules one flush ``LEADERBOARD_BROADCAST_DELAY``
 seconds later (0.25 s by default); later changes in that window find the key taken and do nothing,
 because the flush will see them. The flush drops the key first — so a change that lands while it
-runs schedules the next one — then takes the day's next sequence number, reads the fresh top 100
-and sends one message to the channel-layer group ``daily.<date>``. Every watcher, in whichever
+runs schedules the next one — then takes the day's next sequence number, reads the fresh top 100,
+compares them with the day's stored snapshot (``services.update_frame``: only the rows that
+changed go out), stores the new snapshot in its place (``services.store_snapshot``: the one that
+watchers connecting from then on receive) and sends one message to the channel-layer group
+``daily.<date>``. Every watcher, in whichever
 process, therefore receives at most one update per window per day however many players move, and
 sees a change within the window plus one board query.
 
@@ -21,8 +24,9 @@ asyncio queues that only the loop of its consumers may touch, so its message is 
 (Daphne's, registered by each consumer as it connects); a process with no watcher has no one to
 tell.
 
-The message is serialised once, for all watchers: ``{"type": "board.update", "seq": N,
-"text": "<the JSON frame>"}``; consumers pass ``text`` on as it is.
+The message is serialised once, for all watchers: ``{"type": "board.update", "date", "seq": N,
+"text": "<the JSON frame>"}``; it reaches each process's hub (``leaderboard.fanout``: one member
+of the group per process), which passes ``text`` on to its sockets as it is.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from django.core.cache import cache
 from django.db import close_old_connections, connections, transaction
 from django.db.models import F
 
-from leaderboard import services
+from leaderboard import fanout, services
 from leaderboard.models import DailyDeal
 
 log = logging.getLogger(__name__)
@@ -55,8 +59,7 @@ FLUSH_ATTEMPTS = 3
 EXIT_WAIT = 10
 
 
-def group_name(day: dt.date) -> str:
-    return f"daily.{day.isoformat()}"
+group_name = fanout.group_name
 
 
 def dirty_key(day: dt.date) -> str:
@@ -79,10 +82,14 @@ def next_seq(day: dt.date) -> int:
 
 
 def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, Any]:
-    """The group message for a fresh update of ``day``'s board (takes a sequence number)."""
+    """The group message for a fresh update of ``day``'s board (takes a sequence number): the
+    difference from the day's stored snapshot, which it replaces."""
     seq = next_seq(day)  # before reading the rows: they are at least as fresh as ``seq``
-    frame = services.live_frame(day, "update", seq, now)
-    return {"type": "board.update", "seq": seq, "text": json.dumps(frame, separators=(",", ":"))}
+    frame = services.snapshot_frame(day, seq, now)
+    update = services.update_frame(services.stored_snapshot(day), frame)
+    services.store_snapshot(frame)
+    text = json.dumps(update, separators=(",", ":"))
+    return {"type": "board.update", "date": day.isoformat(), "seq": seq, "text": text}
 
 
 def _prepare(day: dt.date) -> dict[str, Any]:

@@ -1,18 +1,26 @@
 """``/ws/daily/<date>/``: the live board of a UTC day. Anyone may watch, logged in or not.
 
 Server to client, JSON text frames, each with the day's sequence number ``seq``:
-- on connect, and in answer to ``{"type": "resync"}``:
-  ``{"type": "snapshot", "date", "seq", "results": [the top 100 rows], "count"}``;
-- whenever standings changed: ``{"type": "update", "date", "seq", "results", "count"}``, again
-  the fresh top 100 rows in rank order (not a diff: an update replaces the rows; at most one per
-  broadcast window, see ``leaderboard.broadcast``). Both frames are built by
-  ``leaderboard.services.live_frame``, their rows as the REST board's (``payloads.BoardRow``);
+- on connect, and in answer to ``{"type": "resync"}``: a snapshot,
+  ``{"type": "snapshot", "date", "seq", "at", "now", "count", "results": [the top 100 rows]}``;
+- whenever standings changed: an update, ``{"type": "update", "date", "seq", "at", "count",
+  "size", "rows", "full"}``: the rows that changed since ``seq - 1`` at their ranks, the top cut to
+  ``size`` rows (all of them when ``full``; at most one update per broadcast window, see
+  ``leaderboard.broadcast``). Both frames are built by ``leaderboard.services``
+  (``snapshot_frame``, ``update_frame``), their rows as the REST board's (``payloads.BoardRow``);
 - ``{"type": "pong"}`` in answer to ``{"type": "ping"}``;
 - ``{"type": "error", "code", "message"}`` for a message it does not understand; nothing changes.
 
 ``seq`` grows by one with every update of the day, across all server processes. A watcher never
 receives a frame with a lower ``seq`` than one it already has; a client that sees ``seq`` jump by
 more than one has missed an update and may send ``{"type": "resync"}`` (at most one a second).
+
+Broadcasts reach a process once, not once per socket: each process's hub (``leaderboard.fanout``)
+listens for all its sockets and hands them each update; and one snapshot per ``seq`` serves every
+socket that connects — the hub keeps the latest snapshot of each day it has watchers of, loaded
+once from the shared cache and moved on by each update — so that a crowd connecting costs no
+query per socket. A snapshot's open attempts' times are as of ``at``; ``now`` says when it was
+sent.
 
 A refused date is answered with an error frame and the socket is closed with the code that
 :data:`CLOSE_CODES` gives the error: 4400 for a malformed date (``invalid_date``), 4404 for a day
@@ -35,12 +43,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
-from channels.db import database_sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from redis.exceptions import RedisError
 
 from games.errors import GameError
 from leaderboard import broadcast, services
+from leaderboard.fanout import Hub
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +65,18 @@ MAX_FRAME = 1024
 RESYNC_INTERVAL = 1.0
 
 
+#: The consumers use no channel-layer channel of their own: their process's hub
+#: (``leaderboard.fanout``) receives the broadcasts for all of them.
+NO_LAYER = "none: the process's hub receives for its sockets"
+
+
 class DailyBoardConsumer(AsyncWebsocketConsumer):
+    channel_layer_alias = NO_LAYER
     day: dt.date | None = None
-    group: str | None = None
     seq = -1
     last_resync = float("-inf")
+    #: Updates that arrived before this socket's snapshot was sent, to send after it.
+    pending: list[tuple[int, str]] | None = None
 
     accepted = False
 
@@ -98,24 +114,38 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_CODES[exc.code])
             return
         self.day = day
-        self.group = broadcast.group_name(day)
         broadcast.register_consumer_loop(asyncio.get_running_loop())
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.pending = []
+        hub = Hub.current()
+        await hub.join(self)
         await self.send_snapshot()
+        pending, self.pending = self.pending, None
+        for seq, text in pending:
+            await self.deliver(seq, text)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels's dispatch without its ``close_old_connections`` before every message (a hop
+        to the database thread, for each socket's connect, frame and close): this consumer
+        touches the database only through ``database_sync_to_async``, which does it."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
-        if self.group is not None:
+        if self.day is not None:
+            day, self.day = self.day, None
             with contextlib.suppress(*LAYER_ERRORS):  # Redis away: the membership lapses
-                await self.channel_layer.group_discard(self.group, self.channel_name)
+                await Hub.current().leave(self, day)
 
     async def send_json(self, content: Mapping[str, object]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))
 
     async def send_snapshot(self) -> None:
         assert self.day is not None
-        snapshot = await database_sync_to_async(services.snapshot)(self.day)
-        self.seq = max(self.seq, snapshot["seq"])
-        await self.send_json(snapshot)
+        seq, text = await Hub.current().snapshot(self.day)
+        self.seq = max(self.seq, seq)
+        await self.send(text_data=text)
 
     async def error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
@@ -155,9 +185,13 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
                 f"Unknown message type {message['type'][:40]!r}: use resync or ping.",
             )
 
-    async def board_update(self, event: dict[str, Any]) -> None:
-        """A broadcast of ``leaderboard.broadcast``: pass it on unless this socket is ahead."""
-        if event["seq"] <= self.seq:
+    async def deliver(self, seq: int, text: str) -> None:
+        """An update of ``leaderboard.broadcast``, from the hub: pass it on unless this socket is
+        ahead (or keep it until the snapshot has gone)."""
+        if self.pending is not None:
+            self.pending.append((seq, text))
             return
-        self.seq = event["seq"]
-        await self.send(text_data=event["text"])
+        if seq <= self.seq or self.day is None:
+            return
+        self.seq = seq
+        await self.send(text_data=text)

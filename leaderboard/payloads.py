@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from games.clock import utc_today
 from games.models import Game
@@ -47,14 +47,31 @@ class BoardPage(TypedDict):
     seq: Annotated[int, "The latest sequence number of the day's live stream (/ws/daily/<date>/)."]
 
 
-class LiveFrame(TypedDict):
-    """A frame of ``/ws/daily/<date>/``: the top of the board and the stream's ``seq``."""
+class SnapshotFrame(TypedDict):
+    """The first frame of ``/ws/daily/<date>/`` (and the answer to a resync): the top of the board
+    as it stood at ``seq``."""
 
-    type: Literal["snapshot", "update"]
+    type: Literal["snapshot"]
+    date: IsoDate
+    seq: Annotated[int, "The stream's number of the board these rows show."]
+    at: Annotated[IsoDateTime, "When the rows' times were taken (open attempts' times run on)."]
+    count: Annotated[int, "Attempts on the board."]
+    results: Annotated[list[BoardRow], "The top 100 rows, in rank order."]
+    now: NotRequired[Annotated[IsoDateTime, "When the server sent the frame (a snapshot only)."]]
+
+
+class UpdateFrame(TypedDict):
+    """A change of the top of the board, from ``seq - 1`` to ``seq``: the rows whose attempt or
+    values changed (an open attempt's running time alone is no change), at their ranks."""
+
+    type: Literal["update"]
     date: IsoDate
     seq: int
-    results: list[BoardRow]
+    at: IsoDateTime
     count: int
+    size: Annotated[int, "How many rows the top holds now (at most 100)."]
+    rows: Annotated[list[BoardRow], "The rows that changed; each goes at its rank."]
+    full: Annotated[bool, "The rows are the whole top: apply them to any earlier board."]
 
 
 class TodayDict(TypedDict):

@@ -24,6 +24,10 @@ actions). A :class:`Board` counts the day's attempts per (won, cards) — at mos
 the index alone — then per actions within the one or two groups where the requested rows begin
 and end, and fetches only the attempts between those two keys, to sort them by all five keys.
 A past day's counts never change again, so they are cached.
+
+With Redis configured, :func:`standings` reads the board from Redis sorted sets instead
+(``leaderboard.redis_ranking``: the same order, exactly, in a logarithm of the day's size); SQL
+stays the truth those sets are rebuilt from.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 from django.db.models import (
@@ -58,6 +63,8 @@ from games.clock import day_end
 from games.models import Game
 
 log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from leaderboard.redis_ranking import RedisBoard
 
 #: Rows per page of a board (and in a live snapshot or update).
 PAGE_SIZE = 100
@@ -290,11 +297,21 @@ class Board:
         return ahead + 1
 
 
+def standings(day: dt.date, now: dt.datetime) -> Board | RedisBoard:
+    """The day's board at ``now``: from Redis sorted sets when Redis is configured
+    (``leaderboard.redis_ranking``), else — or while they are being rebuilt, or for a past day
+    whose sets have expired — from SQL (:class:`Board`). Both give the same counts, rows and
+    ranks."""
+    from leaderboard import redis_ranking  # (it builds on this module)
+
+    return redis_ranking.standings(day, now) or Board(day, now)
+
+
 def rank_of(game: Game, now: dt.datetime) -> int | None:
     """``game``'s rank on its day's board, or ``None`` if it is not on it."""
     if game.daily_date is None:
         return None
-    return Board(game.daily_date, now).rank_of(game)
+    return standings(game.daily_date, now).rank_of(game)
 
 
 def elapsed_of(game: Game, now: dt.datetime) -> dt.timedelta | None:

@@ -1,4 +1,5 @@
-"""The leaderboard listens to ``games``: a daily attempt that changed makes its day's board dirty.
+"""The leaderboard listens to ``games``: a daily attempt that changed takes its new place in its
+day's Redis sorted sets (when Redis is configured) and makes its day's live board dirty.
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard.
 
@@ -15,7 +16,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from games.models import Game
-from leaderboard import broadcast
+from leaderboard import broadcast, redis_ranking
 from leaderboard.models import DailyDeal
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,7 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
         if not game.is_in_progress:  # an attempt ended: its day is listed among the days
             DailyDeal.objects.get_or_create(date=game.daily_date)
         try:
+            redis_ranking.record(game)  # (before the broadcast that reads it)
             broadcast.mark_dirty(game.daily_date)
         except (RedisError, OSError) as exc:
             log.warning(

@@ -18,6 +18,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -96,6 +97,31 @@ def _clear_cache() -> None:
 def _fresh_cache() -> None:
     """Throttle counters and anything else cached start empty in every test."""
     _clear_cache()
+
+
+@pytest.fixture(autouse=True)
+def _redis_boards_follow_sql(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With Redis configured, boards are read from Redis sorted sets that follow SQL after each
+    commit (leaderboard.redis_ranking). A test run inside one transaction never commits: there
+    a day's sets are rebuilt from SQL at every read (unless marked ``redis_sets``: it keeps them
+    itself)."""
+    marker = request.node.get_closest_marker("django_db")
+    transactional = "transactional_db" in request.fixturenames or (
+        marker is not None and marker.kwargs.get("transaction", False)
+    )
+    if not settings.REDIS_URL or transactional or request.node.get_closest_marker("redis_sets"):
+        yield
+        return
+    from leaderboard import redis_ranking
+
+    original = redis_ranking.standings
+
+    def rebuilt(day: Any, now: Any) -> Any:
+        redis_ranking.forget(day)
+        return original(day, now)
+
+    with mock.patch.object(redis_ranking, "standings", rebuilt):
+        yield
 
 
 @pytest.fixture

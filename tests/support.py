@@ -11,6 +11,9 @@ processes of their own.
   JSON answer; :func:`asgi_request`: one request through an ASGI application, in process.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
 - :func:`next_action`: what a hurried player does next (a scoring move if there is one).
+- :class:`Nginx`: Debian's nginx running ``deploy/nginx.conf`` itself, its listening port and its
+  two upstreams substituted (:func:`nginx_conf`), in front of two Daphne processes.
+- :class:`RedisServer`: a private ``redis-server`` on a free port (nothing kept on disk).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -88,10 +92,18 @@ def migrate(env: dict[str, str], timeout: float = 300) -> None:
 class Daphne:
     """One Daphne process serving the site: ``with Daphne(env, log) as server: server.url``."""
 
-    def __init__(self, env: dict[str, str], log: Path | None = None, port: int = 0) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log: Path | None = None,
+        port: int = 0,
+        args: tuple[str, ...] = (),
+    ) -> None:
         self.env = env
         self.log = log
         self.port = port or free_port()
+        #: More arguments for daphne (``("--access-log", path)``).
+        self.args = args
         self.process: subprocess.Popen[bytes] | None = None
         self._log_file: IO[bytes] | None = None
 
@@ -105,7 +117,7 @@ class Daphne:
             self._log_file = self.log.open("ab")
         output = self._log_file if self._log_file is not None else subprocess.DEVNULL
         self.process = subprocess.Popen(
-            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port)]
+            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port), *self.args]
             + ["canfield_site.asgi:application"],
             cwd=ROOT,
             env=self.env,
@@ -161,10 +173,13 @@ class Daphne:
 class RedisServer:
     """A redis-server of the test's own on a free port of 127.0.0.1 — never the shared one — with
     no persistence: ``with RedisServer() as redis: redis.url``. ``kill()`` is a kill -9;
-    ``start()`` again brings up an empty one on the same port."""
+    ``start()`` again brings up an empty one on the same port. Its files (if any) go to
+    ``workdir``; it takes up to ``maxclients`` connections (a crowd of watchers needs many)."""
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, workdir: Path | None = None, port: int = 0, maxclients: int = 20000) -> None:
+        self.workdir = workdir
         self.port = port or free_port()
+        self.maxclients = maxclients
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -172,9 +187,12 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, ready_within: float = 10) -> RedisServer:
+        server = shutil.which("redis-server") or "/usr/bin/redis-server"
+        where = ["--dir", str(self.workdir)] if self.workdir is not None else []
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-            + ["--save", "", "--appendonly", "no", "--loglevel", "warning"],
+            [server, "--port", str(self.port), "--bind", "127.0.0.1"]
+            + ["--save", "", "--appendonly", "no", "--loglevel", "warning"]
+            + ["--maxclients", str(self.maxclients), *where],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -327,3 +345,139 @@ def postgres_database(server_url: str, name: str) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+NGINX = "/usr/sbin/nginx"
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+
+
+def nginx_conf(listen: int, upstreams: tuple[int, int], text: str | None = None) -> str:
+    """``deploy/nginx.conf`` with its port (8080) and its upstreams (web1:8000, web2:8000)
+    replaced by 127.0.0.1 and the ports given; fails if the file no longer has them."""
+    text = NGINX_CONF.read_text() if text is None else text
+    changes = {
+        "listen 8080;": f"listen 127.0.0.1:{listen};",
+        "server web1:8000 ": f"server 127.0.0.1:{upstreams[0]} ",
+        "server web2:8000 ": f"server 127.0.0.1:{upstreams[1]} ",
+    }
+    for old, new in changes.items():
+        if text.count(old) != 1:
+            raise AssertionError(f"deploy/nginx.conf no longer has {old!r} exactly once")
+        text = text.replace(old, new)
+    return text
+
+
+class _Server:
+    """A subprocess that serves on ``self.port`` until stopped; a context manager."""
+
+    process: subprocess.Popen[bytes] | None = None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class Nginx(_Server):
+    """``nginx`` in the foreground with :func:`nginx_conf`, its files in ``workdir``:
+    ``with Nginx(workdir, (port_a, port_b)) as proxy: proxy.url``."""
+
+    def __init__(self, workdir: Path, upstreams: tuple[int, int], port: int = 0) -> None:
+        self.workdir = workdir
+        self.upstreams = upstreams
+        self.port = port or free_port()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def error_log(self) -> Path:
+        return self.workdir / "error.log"
+
+    def __enter__(self) -> Nginx:
+        if not os.access(NGINX, os.X_OK):
+            raise RuntimeError(f"{NGINX} is missing: apt-get install nginx (make tools does)")
+        (self.workdir / "logs").mkdir(parents=True, exist_ok=True)
+        conf = self.workdir / "nginx.conf"
+        conf.write_text(nginx_conf(self.port, self.upstreams))
+        self.process = subprocess.Popen(
+            [NGINX, "-p", f"{self.workdir}/", "-c", str(conf), "-e", str(self.error_log)]
+            + ["-g", f"daemon off; pid {self.workdir / 'nginx.pid'};"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 15
+        while True:
+            if self.process.poll() is not None:
+                log = self.error_log.read_text() if self.error_log.exists() else ""
+                raise RuntimeError(f"nginx exited ({self.process.returncode}): {log[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health/", timeout=1) as answer:
+                    if answer.status == 200:
+                        return self
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("nginx did not answer within 15 s")
+            time.sleep(0.05)
+
+
+class Deployment:
+    """The deployed shape on this machine: two Daphne processes on ``env`` (one database, one
+    Redis) and, unless ``proxy`` is false, nginx with ``deploy/nginx.conf`` in front of them;
+    files in ``workdir``. ``with Deployment(env, workdir) as site: site.url`` (nginx's, or the
+    first process's without it)."""
+
+    def __init__(self, env: dict[str, str], workdir: Path, proxy: bool = True) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.daphnes = (Daphne(env, workdir / "web1.log"), Daphne(env, workdir / "web2.log"))
+        self.nginx = Nginx(workdir / "nginx", (self.daphnes[0].port, self.daphnes[1].port))
+        self.proxy = proxy
+
+    @property
+    def url(self) -> str:
+        return self.nginx.url if self.proxy else self.daphnes[0].url
+
+    def __enter__(self) -> Deployment:
+        try:
+            for daphne in self.daphnes:
+                daphne.start()
+            if self.proxy:
+                self.nginx.__enter__()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        self.nginx.stop()
+        for daphne in self.daphnes:
+            daphne.stop()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def player_action(game: dict[str, Any]) -> str | None:
+    """A legal action for a hurried player of ``game`` (a Game payload), or ``None`` when it has
+    none left but undo (or is over): a scoring move, a card to a column, a draw, a recycle."""
+    if game["status"] != "in_progress":
+        return None
+    legal = [token for token in game["state"]["legal"] if token != "U"]
+    if not legal:
+        return None
+    token, _ = next_action(legal)
+    return token if token in legal else legal[0]

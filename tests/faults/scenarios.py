@@ -295,9 +295,24 @@ class Watcher(threading.Thread):
             self.stop.wait(0.5)
 
     def latest_board(self) -> tuple[float, dict[str, Any]] | None:
+        """The board the watcher holds after its frames: the last snapshot with the updates that
+        followed it applied (``results``), and when the last of them came."""
         with self.lock:
-            boards = [(t, f) for t, f in self.frames if f["type"] in {"snapshot", "update"}]
-        return boards[-1] if boards else None
+            frames = list(self.frames)
+        held: tuple[float, dict[str, Any]] | None = None
+        for t, frame in frames:
+            if frame["type"] == "snapshot":
+                held = (t, frame)
+            elif frame["type"] == "update" and held is not None:
+                if frame["full"]:
+                    rows = list(frame["rows"])
+                else:
+                    rows = list(held[1]["results"][: frame["size"]])
+                    for row in frame["rows"]:
+                        index = row["rank"] - 1
+                        rows[index : index + 1] = [row]
+                held = (t, {**frame, "results": rows})
+        return held
 
 
 def standings(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import tempfile
 from collections.abc import Iterator
@@ -135,3 +136,51 @@ def test_without_redis_the_board_says_live_updates_are_paused_and_polls(
     expect(row.locator('[data-col="actions"]')).to_have_text("1")
     expect(page.locator("[data-live-state]")).to_have_text("Live updates paused")
     assert fay.errors == [] and erin.errors == []
+
+
+def test_the_page_applies_updates_as_the_server_does(new_player: Any) -> None:
+    """live.js's applyUpdate, given the updates between random boards (services.update_frame),
+    holds each board in turn — an open attempt's running time aside, which it counts itself."""
+    from leaderboard import services
+
+    rng = random.Random(8)
+    names = [f"n{i}" for i in range(130)]
+
+    def board(seq: int) -> Any:
+        chosen = rng.sample(names, rng.choice([3, 40, 100, 100, 100]))
+        rows = []
+        for rank, name in enumerate(chosen, start=1):
+            status = rng.choice(["won", "resigned", "in_progress", "in_progress"])
+            rows.append(
+                {"rank": rank, "player": name, "status": status, "result": status,
+                 "won": status == "won", "foundation_cards": rng.choice([2, 52]),
+                 "actions": rng.choice([10, 11]), "time_seconds": rng.choice([1.5, 2.25]),
+                 "score": 5, "finished_at": None, "game_id": names.index(name) + 1}
+            )  # fmt: skip
+        at = f"2030-06-15T10:00:{seq:02d}Z"
+        return {"type": "snapshot", "date": "2030-06-15", "seq": seq, "at": at,
+                "count": len(rows) + 7, "results": rows}  # fmt: skip
+
+    boards = [board(seq) for seq in range(1, 30)]
+    updates = [services.update_frame(a, b) for a, b in zip(boards, boards[1:], strict=False)]
+    updates.insert(10, services.update_frame(None, boards[11]))  # a full one, over a gap
+    page = new_player("erin").goto("/leaderboard/")
+    held = page.evaluate(
+        """async ([first, updates]) => {
+            const { applyUpdate } = await import("/static/frontend/js/live.js");
+            let rows = first.results;
+            const out = [];
+            for (const update of updates) { rows = applyUpdate(rows, update); out.push(rows); }
+            return out;
+        }""",
+        [boards[0], updates],
+    )
+
+    expected = [u["rows"] if u["full"] else None for u in updates]
+    for rows, update, full in zip(held, updates, expected, strict=True):
+        fresh = full or next(b for b in boards if b["seq"] == update["seq"])["results"]
+        assert len(rows) == len(fresh) == update["size"]
+        for mine, theirs in zip(rows, fresh, strict=True):
+            if theirs["status"] == "in_progress":  # its time runs on in the page
+                mine = {**mine, "time_seconds": theirs["time_seconds"]}
+            assert mine == theirs

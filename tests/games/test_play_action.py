@@ -6,6 +6,7 @@ import pytest
 
 from games import services
 from games.engine import Action
+from games.engine import state as engine_state
 from games.models import Game, LoggedAction
 from tests.games.helpers import (
     CODE,
@@ -55,6 +56,37 @@ def test_it_keeps_the_cached_views_and_counters_in_step_with_the_log(owner_api, 
     engine = engine_after(CODE, [*WORKED_EXAMPLE, "D", "U", "D"])
     assert game.views == services.views_from(engine)
     assert (game.ply, game.undos, game.score, game.foundation_cards) == (6, 1, 5, 2)
+
+
+def test_it_stores_the_engine_state_of_a_replay_of_the_log(owner_api, game):
+    line = [*WORKED_EXAMPLE, "D", "U", "U", "D", "D", "U"]
+    for ply, token in enumerate(line):
+        assert act(owner_api, game.pk, ply, action=token).status_code == 200
+        game.refresh_from_db()
+        assert game.engine_state == engine_state.dump(engine_after(CODE, line[: ply + 1]))
+
+
+@pytest.mark.parametrize(
+    "stale",
+    [
+        "",  # stored before engine states existed
+        '[0,3,"old shape"]',  # another version
+        "garbage",
+        "this ply",  # a state of another ply than the row's: rebuilt too
+    ],
+)
+def test_it_rebuilds_the_engine_from_the_log_when_its_state_is_missing_or_stale(
+    owner_api, game, stale
+):
+    play_tokens(game, WORKED_EXAMPLE)
+    if stale == "this ply":
+        stale = engine_state.dump(engine_after(CODE, WORKED_EXAMPLE[:1]))
+    Game.objects.filter(pk=game.pk).update(engine_state=stale)
+
+    response = act(owner_api, game.pk, 3, action="U")
+
+    assert response.json() == {**expected_game(game, [*WORKED_EXAMPLE, "U"]), "applied": "U"}
+    assert game.engine_state == engine_state.dump(engine_after(CODE, [*WORKED_EXAMPLE, "U"]))
 
 
 def test_it_undoes_with_U(owner_api, game):

@@ -1,5 +1,6 @@
 """manage.py verify_games — re-play every stored game and report any disagreement."""
 
+import json
 from io import StringIO
 
 import pytest
@@ -42,6 +43,13 @@ def corrupt(game, **fields):
     Game.objects.filter(pk=game.pk).update(**fields)
 
 
+def reversed_stock(state):
+    """A state of the current version and the right ply, its stock in another order."""
+    fields = json.loads(state)
+    fields[5] = fields[5][::-1]
+    return json.dumps(fields)
+
+
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
@@ -51,6 +59,10 @@ def corrupt(game, **fields):
         (lambda g: corrupt(g, foundation_cards=3), "foundation_cards is 3, the replay gives 2"),
         (lambda g: corrupt(g, status="won"), "Result is won, the replay is not won"),
         (lambda g: corrupt(g, views={}), "the cached views differ from the replayed position"),
+        (
+            lambda g: corrupt(g, engine_state=reversed_stock(g.engine_state)),
+            "the stored engine state differs from the replayed engine",
+        ),
         (
             lambda g: LoggedAction.objects.filter(game=g, ply=1).update(score_after=0),
             "action 1 (R-F1) has score 0, the replay gives 5",
@@ -85,6 +97,16 @@ def test_it_counts_views_of_an_older_shape_without_reporting_them(games):
     assert verify() == (
         "verified 3 games, 9 actions: 1 game with views of an older shape (rebuilt when read); "
         "all agree with their logs\n"
+    )
+
+
+def test_it_counts_games_without_an_engine_state_of_the_current_version(games):
+    corrupt(games[0], engine_state="")  # as stored before engine states
+    corrupt(games[1], engine_state="[0]")
+
+    assert verify() == (
+        "verified 3 games, 9 actions: 2 games without an engine state of the current version "
+        "(rebuilt at the next action); all agree with their logs\n"
     )
 
 

@@ -53,7 +53,7 @@ async def next_frame(client: WebsocketCommunicator, timeout: float = 3) -> str:
     return frame
 
 
-async def frames_for(client: WebsocketCommunicator, seconds: float) -> list[dict[str, Any]]:
+async def frames_for(client: WebsocketCommunicator, seconds: float) -> list[Any]:
     """Every frame received in the next ``seconds``."""
     frames = []
     end = time.monotonic() + seconds

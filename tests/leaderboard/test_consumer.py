@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import time
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -54,7 +55,12 @@ def db_play(game, tokens):
 
 @database_sync_to_async
 def db_snapshot(day):
-    return services.snapshot(day)
+    return services.latest_snapshot(day)
+
+
+@database_sync_to_async
+def db_seq(day):
+    return services.current_seq(day)
 
 
 @run
@@ -66,8 +72,8 @@ async def test_it_sends_the_top_of_the_board_on_connect():
 
     client, snapshot = await connect(today)
 
-    expected = await db_snapshot(today)
-    assert snapshot == {**expected, "results": snapshot["results"]}  # times run on between the two
+    expected = await db_snapshot(today)  # the one snapshot every socket of this seq receives
+    assert snapshot == {**expected, "now": snapshot["now"]}
     assert (snapshot["type"], snapshot["date"], snapshot["count"]) == (
         "snapshot",
         today.isoformat(),
@@ -97,7 +103,8 @@ async def test_it_sends_an_update_within_a_second_of_a_move():
         snapshot["seq"] + 1,
         1,
     )
-    row = update["results"][0]
+    assert (update["size"], update["full"], len(update["rows"])) == (1, False, 1)
+    row = update["rows"][0]
     assert (row["player"], row["rank"], row["score"], row["foundation_cards"]) == ("ann", 1, 5, 2)
     await client.disconnect()
 
@@ -137,8 +144,10 @@ async def test_it_coalesces_a_burst_of_moves():
     assert 1 <= len(frames) <= (burst + 1.0) / window + 2
     seqs = [f["seq"] for f in frames]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and seqs[0] > snapshot["seq"]
-    last = frames[-1]
-    assert {r["player"]: r["actions"] for r in last["results"]} == {f"p{n}": 10 for n in range(4)}
+    board: Any = snapshot
+    for frame in frames:
+        board = services.apply_update(board, frame)
+    assert {r["player"]: r["actions"] for r in board["results"]} == {f"p{n}": 10 for n in range(4)}
     await client.disconnect()
 
 
@@ -200,7 +209,7 @@ async def test_it_answers_a_bad_message_with_an_error_and_changes_nothing(frame,
     assert isinstance(error["message"], str) and error["message"]
     await client.send_json_to({"type": "ping"})
     assert await client.receive_json_from() == {"type": "pong"}
-    assert (await db_snapshot(today))["seq"] == snapshot["seq"]
+    assert await db_seq(today) == snapshot["seq"]
     await client.disconnect()
 
 
@@ -294,7 +303,7 @@ async def test_it_tells_watchers_of_a_finished_game():
     client, _ = await connect(today)
 
     await db_play(game, WON[-1:])
-    rows = json.loads(await next_frame(client))["results"]
+    rows = json.loads(await next_frame(client))["rows"]
 
     assert (rows[0]["status"], rows[0]["won"], rows[0]["foundation_cards"]) == ("won", True, 52)
     await client.disconnect()
@@ -308,7 +317,7 @@ async def test_it_tells_watchers_of_a_resignation():
     client, _ = await connect(today)
 
     await database_sync_to_async(lambda: games.resign(game, game.owner))()
-    rows = json.loads(await next_frame(client))["results"]
+    rows = json.loads(await next_frame(client))["rows"]
 
     assert rows[0]["status"] == "resigned"
     await client.disconnect()
@@ -357,5 +366,5 @@ async def test_it_keeps_an_idle_watcher_on_redis():
     assert await client.receive_nothing(timeout=6.5, interval=0.5)
     await db_play(game, ["R-F1"])
 
-    assert json.loads(await next_frame(client))["results"][0]["score"] == 5
+    assert json.loads(await next_frame(client))["rows"][0]["score"] == 5
     await client.disconnect()

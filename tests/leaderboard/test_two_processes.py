@@ -101,7 +101,7 @@ def test_it_reaches_a_watcher_connected_to_another_process(database, tmp_path):
                 message = json.loads(watcher.recv(timeout=left))
                 assert message["type"] == "update" and message["seq"] > seqs[-1]
                 seqs.append(message["seq"])
-                rows = {row["player"]: row for row in message["results"]}
+                rows = {row["player"]: row for row in message["rows"]}
                 if name in rows and rows[name]["score"] == 5:
                     break
         assert rows[name]["foundation_cards"] == 2

@@ -232,7 +232,7 @@ def test_it_uses_postgresql_and_redis_when_told():
     assert values["DB"] == "django.db.backends.postgresql"
     assert values["DB_NAME"] == "canfield"
     assert values["CONN_MAX_AGE"] == 0
-    assert values["LAYER"] == "channels_redis.core.RedisChannelLayer"
+    assert values["LAYER"] == "leaderboard.layers.RedisChannelLayer"  # channels_redis, pooled
     assert values["CACHE"] == "django.core.cache.backends.redis.RedisCache"
     assert (values["SECRET"], values["DAILY"]) == ("s3cret", "daily")
     assert values["ALLOWED_HOSTS"] == ["canfield.example"]

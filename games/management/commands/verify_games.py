@@ -2,10 +2,11 @@
 
 Each game's log is replayed with the engine's ``verify_record`` (every action must be legal, the
 recorded score and result must match), then everything the database caches about the game is
-compared with the replay: score, counters, status, the cached views, and each logged score. Views
-cached in an older shape (``views_version``) are never served — they are rebuilt when read — so
-they are counted, not reported. Prints one line per disagreement and a summary; exits with status 1
-if any game disagrees.
+compared with the replay: score, counters, status, the cached views, the stored engine state
+(``Game.engine_state``: it must be exactly the dump of the replayed engine), and each logged
+score. Views cached in an older shape (``views_version``) and engine states of another version (or
+none) are never used — they are rebuilt from the log — so they are counted, not reported. Prints
+one line per disagreement and a summary; exits with status 1 if any game disagrees.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Prefetch
 
 from games import services
+from games.engine import state as engine_state
 from games.engine import verify_record
 from games.models import VIEWS_VERSION, Game, LoggedAction
 
@@ -45,6 +47,8 @@ def problems_of(game: Game) -> list[str]:
         problems.append("closed at its day's end but not a resigned daily game")
     if game.views_version == VIEWS_VERSION and game.views != services.views_from(engine):
         problems.append("the cached views differ from the replayed position")
+    if state_is_current(game) and game.engine_state != engine_state.dump(engine):
+        problems.append("the stored engine state differs from the replayed engine")
     # Walk back through the log: the score after each action, as the replay has it.
     for entry in reversed(log):
         if entry.score_after != engine.score:
@@ -55,6 +59,10 @@ def problems_of(game: Game) -> list[str]:
             break
         engine.pop()
     return problems
+
+
+def state_is_current(game: Game) -> bool:
+    return engine_state.version_of(game.engine_state) == engine_state.STATE_VERSION
 
 
 class Command(BaseCommand):
@@ -71,11 +79,12 @@ class Command(BaseCommand):
         )
         if ids:
             games = games.filter(pk__in=ids)
-        checked = actions = bad = older = 0
+        checked = actions = bad = older = states = 0
         for game in games.iterator(chunk_size=200):
             checked += 1
             actions += game.ply
             older += game.views_version != VIEWS_VERSION
+            states += not state_is_current(game)
             problems = problems_of(game)
             if problems:
                 bad += 1
@@ -84,6 +93,11 @@ class Command(BaseCommand):
         summary = f"verified {_count(checked, 'game')}, {_count(actions, 'action')}: "
         if older:
             summary += f"{_count(older, 'game')} with views of an older shape (rebuilt when read); "
+        if states:
+            summary += (
+                f"{_count(states, 'game')} without an engine state of the current version "
+                "(rebuilt at the next action); "
+            )
         if bad:
             raise CommandError(summary + f"{bad} disagree with their logs")
         self.stdout.write(summary + "all agree with their logs")

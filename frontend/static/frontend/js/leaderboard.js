@@ -1,6 +1,6 @@
 // A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
 import { api } from "./api.js";
-import { LiveBoard } from "./live.js";
+import { LiveBoard, stamp } from "./live.js";
 import { formatDay, formatDuration, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-leaderboard]");
@@ -14,15 +14,14 @@ const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")
 
 let rows = [];
 let myRow = null;
-let receivedAt = Date.now();
 let previous = new Map(); // player -> row, to flash the rows that changed
 
 
 function seconds(row) {
   if (row.time_seconds === null || row.time_seconds === undefined) return null;
-  // An attempt still open keeps its clock running between messages.
-  const extra = row.status === "in_progress" && isLive ? (Date.now() - receivedAt) / 1000 : 0;
-  return row.time_seconds + extra;
+  // An attempt still open keeps its clock running from when its row was right (live.js stamp).
+  const since = row._clock === undefined ? 0 : (Date.now() - row._clock) / 1000;
+  return row.time_seconds + (row.status === "in_progress" && isLive ? since : 0);
 }
 
 function canReplay(row) {
@@ -49,8 +48,9 @@ function rowElement(row) {
 }
 
 function render(board) {
-  receivedAt = Date.now();
   rows = board.results;
+  for (const row of rows) if (row._clock === undefined) stamp([row], board);
+  if (board.me) stamp([board.me], board);
   if (board.me !== undefined) myRow = board.me;
   else myRow = rows.find((r) => r.player === me) || (myRow && myRow.rank > rows.length ? myRow : null);
   if (!rows.length) {

@@ -1,18 +1,47 @@
-// A live board: a websocket that sends a snapshot, then updates numbered by "seq". A gap in the
-// numbers means a lost message: ask for a fresh snapshot. Reconnects with backoff. A socket that
-// the server closes with PAUSED (its live updates are unavailable) leaves the board "paused": it
-// polls the REST board until a socket brings a snapshot again.
+// A live board: a websocket that sends a snapshot, then updates numbered by "seq", each the rows
+// that changed since the previous one. A gap in the numbers means a lost message: ask for a fresh
+// snapshot. Reconnects with backoff. A socket that the server closes with PAUSED (its live updates
+// are unavailable) leaves the board "paused": it polls the REST board until a socket brings a
+// snapshot again.
 
 /** Close code of a socket whose live updates are unavailable (docs/api.md). */
 const PAUSED = 4503;
 /** While paused, the board is fetched this often (milliseconds). */
 const POLL_MS = 5000;
 
+/**
+ * The rows a watcher holds after an update (leaderboard.services.apply_update does the same on
+ * the server): the changed rows at their ranks, the top cut to `size` rows; a `full` update
+ * carries every row.
+ */
+export function applyUpdate(rows, update) {
+  if (update.full) return update.rows.slice();
+  const next = rows.slice(0, update.size);
+  for (const row of update.rows) next[row.rank - 1] = row;
+  return next;
+}
+
+/**
+ * Marks each of `rows` with the moment (Date.now() milliseconds) its time_seconds was right, so
+ * that an open attempt's time can keep running: a frame's times are as of its `at`, and a
+ * snapshot says when it was sent (`now`). Not enumerable: JSON.stringify(row) stays the row.
+ */
+export function stamp(rows, frame = {}) {
+  const lag = frame.at && frame.now ? Date.parse(frame.now) - Date.parse(frame.at) : 0;
+  const at = Date.now() - (Number.isFinite(lag) ? lag : 0);
+  for (const row of rows) {
+    Object.defineProperty(row, "_clock", { value: at, writable: true, enumerable: false });
+  }
+  return rows;
+}
+
 export class LiveBoard {
   /**
    * @param {string} url  ws(s)://host/ws/daily/<date>/
    * @param {{onSnapshot: Function, onUpdate: Function, onState: Function, resync: Function}} handlers
-   *   resync() fetches a fresh board over REST when the socket cannot send one (returns {seq,...}).
+   *   onSnapshot(frame) and onUpdate(frame) both get the whole top of the board in
+   *   frame.results (an update's changed rows applied); resync() fetches a fresh board over
+   *   REST when the socket cannot send one (returns {seq, results, ...}).
    */
   constructor(url, { onSnapshot, onUpdate, onState = () => {}, resync }) {
     this.url = url;
@@ -21,6 +50,7 @@ export class LiveBoard {
     this.onState = onState;
     this.resync = resync;
     this.seq = null;
+    this.rows = [];
     this.attempt = 0;
     this.socket = null;
     this.closed = false;
@@ -73,16 +103,18 @@ export class LiveBoard {
       this.attempt = 0;
       this.resume();
       this.seq = msg.seq;
+      this.rows = stamp(msg.results, msg);
       this.onSnapshot(msg);
     } else if (msg.type === "update") {
       if (this.seq === null) return; // waiting for the snapshot
       if (msg.seq <= this.seq) return; // already seen
-      if (msg.seq !== this.seq + 1) {
+      if (msg.seq !== this.seq + 1 && !msg.full) {
         this.requestSnapshot();
         return;
       }
       this.seq = msg.seq;
-      this.onUpdate(msg);
+      this.rows = applyUpdate(this.rows, { ...msg, rows: stamp(msg.rows, msg) });
+      this.onUpdate({ ...msg, results: this.rows });
     }
   }
 
@@ -94,6 +126,7 @@ export class LiveBoard {
         const fresh = await this.resync();
         if (this.seq === null || fresh.seq >= this.seq) {
           this.seq = fresh.seq;
+          this.rows = stamp(fresh.results);
           this.onSnapshot(fresh);
         }
       } catch {
@@ -119,6 +152,7 @@ export class LiveBoard {
         const fresh = await this.resync();
         if (this.pollTimer && (this.seq === null || fresh.seq >= this.seq)) {
           this.seq = fresh.seq;
+          this.rows = stamp(fresh.results);
           this.onSnapshot(fresh);
         }
       } catch {

@@ -1,0 +1,185 @@
+"""The live board's frames: a watcher that applies every update to its snapshot holds the rows a
+fresh snapshot shows (an open attempt's running time aside, which the watcher counts itself), the
+updates carry only what changed, and every socket of one ``seq`` shares one snapshot."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.auth.models import User
+
+from games import services as games
+from games.models import Game
+from leaderboard import broadcast, services
+from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today
+from tests.leaderboard.live import connect, frames_for, run, settle
+from tests.support import next_action
+
+
+def same_rows(held: Any, fresh: Any) -> None:
+    """The rows are equal; an open attempt's time, moved to the same moment, within rounding."""
+    held_at = dt.datetime.fromisoformat(held["at"])
+    fresh_at = dt.datetime.fromisoformat(fresh["at"])
+    assert (held["count"], len(held["results"])) == (fresh["count"], len(fresh["results"]))
+    for mine, theirs in zip(held["results"], fresh["results"], strict=True):
+        if theirs["status"] == "in_progress" and theirs["time_seconds"] is not None:
+            moved = mine["time_seconds"] + (fresh_at - held_at).total_seconds()
+            assert abs(moved - theirs["time_seconds"]) < 0.002, (mine, theirs)
+            mine = {**mine, "time_seconds": theirs["time_seconds"]}
+        assert mine == theirs
+
+
+def filler(day: dt.date, size: int, now: dt.datetime) -> None:
+    """``size`` attempts of ``day`` below or among the live players (one or two cards)."""
+    rng = random.Random(size)
+    users = User.objects.bulk_create([User(username=f"f{i}", password="!") for i in range(size)])
+    Game.objects.bulk_create(
+        Game(
+            owner=user,
+            code="CF1-D3-AAAAACL",
+            kind="daily",
+            daily_date=day,
+            status=rng.choice(["in_progress", "resigned"]),
+            ply=rng.randint(1, 40),
+            foundation_cards=rng.choice([1, 1, 2]),
+            started_at=now - dt.timedelta(seconds=rng.randint(60, 3000)),
+            finished_at=None,
+        )  # fmt: skip
+        for user in users
+    )
+    Game.objects.filter(daily_date=day, status="resigned").update(finished_at=now)
+
+
+def test_a_watcher_applying_updates_holds_what_a_fresh_snapshot_shows(db, clock):
+    """Many small changes to a day of 130 attempts (the top is cut at 100): after each, the
+    update from the previous board, applied, gives the fresh board."""
+    today = utc_today()
+    filler(today, 125, clock.now)
+    players = [attempt(player(f"p{n}"), ["D"], clock) for n in range(5)]
+    rng = random.Random(4)
+    seq = 1
+    held = services.snapshot_frame(today, seq, clock.now)
+    previous = held
+    sizes = []
+    for step in range(40):
+        game = rng.choice(players)
+        game.refresh_from_db()
+        clock.advance(rng.choice([0.5, 1, 7]))
+        if step == 30:
+            games.resign(game, game.owner)
+        elif game.is_in_progress:
+            legal = game.views["player"]["legal"]
+            token = next_action(legal)[0] if rng.random() < 0.6 else rng.choice(legal)
+            games.play(game.pk, game.owner, game.ply, token)
+        seq += 1
+        fresh = services.snapshot_frame(today, seq, clock.advance(0.25))
+        update = services.update_frame(previous, fresh)
+        assert not update["full"]
+        held = services.apply_update(held, json.loads(json.dumps(update)))  # as sent
+        same_rows(held, fresh)
+        sizes.append(len(json.dumps(update, separators=(",", ":"))))
+        previous = fresh
+    assert max(sizes) < 100 * 220  # never more than the top
+    assert sorted(sizes)[len(sizes) // 2] < 2048  # a typical update: a few rows
+
+
+def test_an_update_without_the_previous_board_carries_every_row(db, clock):
+    today = utc_today()
+    attempt(player("ann"), OPENING, clock)
+    attempt(player("bob"), ["D"], clock)
+    current = services.snapshot_frame(today, 5, clock.now)
+    old = services.snapshot_frame(today, 3, clock.now)
+
+    for previous in (None, old):
+        update = services.update_frame(previous, current)
+        assert (update["full"], update["rows"], update["size"]) == (True, current["results"], 2)
+        assert services.apply_update(old, update)["results"] == current["results"]
+    with pytest.raises(ValueError, match="does not follow"):
+        services.apply_update(old, {**services.update_frame(old, current), "full": False})
+
+
+def test_an_unchanged_open_attempt_is_left_out_of_an_update(db, clock):
+    today = utc_today()
+    ann = attempt(player("ann"), ["R-T2"], clock)
+    attempt(player("bob"), OPENING, clock)
+    attempt(player("cid"), ["D", "D", "D"], clock)
+    before = services.snapshot_frame(today, 1, clock.advance(5))
+    games.play(ann.pk, ann.owner, 1, "R-F1")
+    after = services.snapshot_frame(today, 2, clock.advance(5))
+
+    update = services.update_frame(before, after)
+
+    assert [r["player"] for r in before["results"]] == ["bob", "ann", "cid"]
+    assert [r["player"] for r in after["results"]] == ["bob", "ann", "cid"]
+    assert [r["player"] for r in update["rows"]] == ["ann"]  # the others' times ran on: no change
+    assert (update["count"], update["size"], update["full"]) == (3, 3, False)
+
+
+@pytest.fixture
+def _quiet(transactional_db):
+    yield
+    assert broadcast.wait_idle(10)
+
+
+@database_sync_to_async
+def db_attempt(name, tokens=()):
+    return attempt(player(name), tokens)
+
+
+@database_sync_to_async
+def db_play(game, tokens):
+    for token in tokens:
+        game.refresh_from_db()
+        games.play(game.pk, game.owner, game.ply, token)
+
+
+@database_sync_to_async
+def db_fresh(day, seq):
+    return services.snapshot_frame(day, seq)
+
+
+@pytest.mark.usefixtures("_quiet")
+@run
+async def test_a_socket_applying_its_updates_holds_the_stored_and_a_fresh_snapshot():
+    today = utc_today()
+    ann = await db_attempt("ann", ["R-T2"])
+    bob = await db_attempt("bob", ["D"])
+    await settle()
+    first, snapshot = await connect(today)
+    held: Any = snapshot
+
+    for game, tokens in ((ann, ["R-F1"]), (bob, ["D", "D"]), (ann, ["U", "R-F1", *WON[2:12]])):
+        await db_play(game, tokens)
+    frames = await frames_for(first, 1.5)
+    await settle()
+    for frame in frames:
+        held = services.apply_update(held, frame)
+
+    stored = await database_sync_to_async(services.latest_snapshot)(today)
+    assert stored["seq"] == held["seq"] == frames[-1]["seq"]
+    same_rows(held, stored)
+    same_rows(held, await db_fresh(today, held["seq"]))
+    second, snapshot = await connect(today)  # connects now: the same rows, at the same seq
+    assert {**snapshot, "now": None} == {**stored, "now": None}
+    await first.disconnect()
+    await second.disconnect()
+
+
+@pytest.mark.usefixtures("_quiet")
+@run
+async def test_every_socket_of_one_seq_receives_the_same_snapshot():
+    today = utc_today()
+    await db_attempt("ann", OPENING)
+    await settle()
+
+    watchers = [await connect(today) for _ in range(5)]
+
+    texts = {json.dumps({**snapshot, "now": None}) for _, snapshot in watchers}
+    assert len(texts) == 1
+    for client, _ in watchers:
+        await client.disconnect()
