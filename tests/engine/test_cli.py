@@ -92,7 +92,8 @@ def test_it_overrides_the_draw_mode(capsys: pytest.CaptureFixture[str]) -> None:
         ([], "error: the following arguments are required: command"),
         (
             ["replay", WORKED_CODE],
-            "error: argument command: invalid choice: 'replay' (choose from 'show', 'verify', 'solve')",
+            "error: argument command: invalid choice: 'replay' "
+            "(choose from 'show', 'verify', 'solve')",
         ),
         (
             ["verify", "no/such/record.txt"],
