@@ -69,22 +69,34 @@ class Decision:
     path: tuple[State, ...]
 
 
+#: The weight of progress against depth in the order of the deciding search (see decide).
+WEIGHT: Final = 4.0
+
+
 def decide(rules: Rules, root: State, budget: Budget) -> Decision:
-    """Best-first search over every position reachable from ``root``, most promising first (ties:
-    the newest), until a won position, the end of the reachable positions (no win: every reached
-    position was expanded), or the end of the budget."""
+    """Best-first search over every position reachable from ``root`` until a won position, the end
+    of the reachable positions (no win: every position reached was expanded, whatever the order),
+    or the end of the budget.
+
+    The order is (moves from the root − WEIGHT × :func:`score`), ties to the newest. Measured on
+    100 random draw-3 app deals: the same share decided in 5 s as pure greedy order (score alone),
+    but greedy order can wander for millions of positions among column shuffles that all score
+    alike (CF1-D3-EGRNGXI: undecided after 270,000 positions; with the depth term, won after a
+    few hundred)."""
     if root[0] & FOUNDATIONS_MASK == WON:
         return Decision("win", (root,))
     children = rules.children
     parent: dict[State, State | None] = {root: None}
-    heap: list[tuple[int, int, State]] = [(0, 0, root)]
+    heap: list[tuple[float, int, int, State]] = [(0, 0, 0, root)]
     push = heapq.heappush
     pop = heapq.heappop
     tick = 0
+    weight = WEIGHT
     while heap:
         if budget.spent():
             return Decision("unknown", ())
-        s = pop(heap)[2]
+        _, _, depth, s = pop(heap)
+        depth += 1
         budget.positions += 1
         for _, c in children(s):
             if c in parent:
@@ -98,7 +110,7 @@ def decide(rules: Rules, root: State, budget: Budget) -> Decision:
                     link = parent[link]
                 return Decision("win", tuple(reversed(path)))
             tick -= 1
-            push(heap, (-score(c), tick, c))
+            push(heap, (depth - weight * score(c), tick, depth, c))
     return Decision("no_win", ())
 
 
