@@ -215,14 +215,33 @@ def render(rows: list[dict[str, Any]]) -> tuple[str, str, str]:
 
 
 NOTES = """\
+- Each deal is decided from its start with a budget of 10 s, then a win gets 1 s of shortening
+  (`solve(code, seconds=10, shorten=False)`, then `shorten(code, line, seconds=1)`); every line is
+  replayed through the engine and must win. Deal numbers are random, seeded per combination.
+- "Proved lost" is a proof: the whole reachable space was searched under pruning that never loses
+  a win (`games/engine/solver/position.py` argues each rule; `tests/engine/test_solver.py` checks
+  the solver against an engine-only search without pruning on thousands of small positions of all
+  four combinations). "Unknown" deals ran out of budget; their true share of wins and losses is
+  unknown, so the true winnability lies between "won" and "won + unknown".
 - A position is counted when its moves are generated. The solver's positions are compact
-  (a waste move includes the draws before it, columns are sorted, see
-  `games/engine/solver/position.py`); the baseline's are every state the engine passes through,
-  each draw included, so its figure flatters it.
+  (a waste move includes the draws before it, columns are sorted); the baseline's are every state
+  the engine passes through, each draw included, so the figure flatters the baseline. The runs
+  share the machine (see the load average); time quantiles move with the load, ratios much less.
 - "won: baseline / solver": of the first deals of each combination, how many the former solver
   won within its cap of positions, and how many the solver won within its budget.
 - Unknown deals count as "more than the budget" in the time quantiles; lines are counted in
-  actions, draws and recycles included."""
+  actions, draws and recycles included. A line is shortened by searches that weigh actions spent
+  against progress, each bounded by the best line so far.
+- Published figures, for comparison: the shares above are for a player who sees every card
+  ("thoughtful" play), an upper bound on what anyone wins at the table. Jan Wolter's experimental
+  analysis of Canfield (politaire.com/article/canfield.html, 2013) solves the same game as the
+  app's rules without take-backs — draw 3, unlimited passes, runs moved between columns, a space
+  filled at once from the reserve — and quotes skilled players' claims of winning about 35% of
+  games, against the common estimate that a player places five or six cards on average. Blake and
+  Gent ("The Winnability of Klondike Solitaire and Many Other Patience Games", arXiv 1906.12314)
+  measure 73 variants of 35 games with their solver Solvitaire, Canfield presets among them, to
+  ±0.1% at 95% (Klondike, thoughtful: 81.945% ± 0.084%). RULES.md ("The classic rules") gives
+  about 3% of games won at the table under Hoyle's rules."""
 
 
 def main() -> None:
