@@ -31,8 +31,8 @@ from typing import Final, Literal, TypeAlias, TypedDict
 from ..actions import Action
 from ..deals import DealCode
 from ..game import Game
-from .position import Move, Rules, State, real_actions
-from .search import Budget, cheaper, decide, moves_of, replay, shortcut
+from .position import Move, Rules, real_actions
+from .search import Budget, cheaper, cost, decide, moves_of, replay, shortcut
 
 __all__ = ["Outcome", "SolveDict", "SolveResult", "shorten", "solve"]
 
@@ -178,7 +178,7 @@ def _shorten(game: Game, length: int, budget: Budget) -> tuple[Rules, list[Move]
         line = cheaper(exact, root, length, budget, weight)
         if line is not None:
             best = line
-            length = _cost(exact, replay(exact, root, line), line)
+            length = cost(exact, replay(exact, root, line), line)
     if best is None:
         return None
     states = replay(exact, root, best)
@@ -188,12 +188,8 @@ def _shorten(game: Game, length: int, budget: Budget) -> tuple[Rules, list[Move]
             if line is None:
                 break
             states2 = replay(exact, root, line)
-            cost = _cost(exact, states2, line)
-            if cost >= length:
+            actions = cost(exact, states2, line)
+            if actions >= length:
                 break
-            best, states, length = line, states2, cost
+            best, states, length = line, states2, actions
     return exact, best
-
-
-def _cost(rules: Rules, states: list[State], moves: list[Move]) -> int:
-    return sum(rules.move_cost(s, m) for s, m in zip(states, moves, strict=False))

@@ -191,9 +191,6 @@ class Rules:
         self._reach[key] = got
         return got
 
-    def clear(self) -> None:
-        self._reach.clear()
-
     # -- moves -----------------------------------------------------------------------------------
 
     def children(self, s: State) -> list[tuple[Move, State]]:

@@ -141,6 +141,7 @@ def replay(rules: Rules, root: State, moves: list[Move]) -> list[State]:
 
 
 def cost(rules: Rules, states: list[State], moves: list[Move]) -> int:
+    """Actions along ``moves`` from the first of ``states`` (the positions along them)."""
     return sum(rules.move_cost(s, m) for s, m in zip(states, moves, strict=False))
 
 
