@@ -39,27 +39,28 @@ Pruning — every rule keeps at least one win when a win exists:
    recycle to the same cycle as pointer 0, so they are stored as 0. See :func:`canonical_pointer`.
 4. Empty columns: every empty column is alike (2.), so a card or run goes only to the first; a
    whole column moved into an empty one gives the same position (skipped).
-5. Take-backs (app rules), a normal form. Let ``f`` be taken back from a foundation in a shortest
-   winning line, and call its *use* the first later move that either puts a card on ``f`` or takes
-   back the card under ``f`` on its foundation. (a) A use comes before ``f`` returns to its
-   foundation: otherwise delete the take-back, the return and any move of ``f`` alone, and drop
-   ``f`` from the runs it tops; everything else stays legal (nothing was built on ``f``, its
-   foundation was untouched, the column it covered was covered) and the line is shorter.
-   (b) The take-back can be delayed to just before its use, over every move between — by the same
-   argument each stays legal — and the line is no longer. Delaying every take-back so that only
-   take-backs lie between it and its use strictly lowers (sum over take-backs of the other moves
-   lying between it and its use), so some shortest win has that form. A move that is not a
-   take-back uses at most one card (the one it builds on), so in that form, while cards taken back
-   are still unused, the only moves are take-backs and — when exactly one card waits — moves onto
-   that card. The position carries the set of waiting cards (a card's use removes it) and
-   generates only those moves. (Two take-backs whose single use is the same move — taking back
-   ``AS`` onto ``2D`` uses both ``2D`` and the ``2S`` above ``AS`` — are why the set is needed;
-   requiring each take-back to be used at once loses wins.)
-6. Safe foundation moves (classic rules only): see :meth:`Rules.children`. In the app's rules a
-   card that is "safe" by any local test can still be needed where it is, because foundation
-   cards can come back to be built on it (through a chain of take-backs, past the base rank by the
-   wrap), so the app's rules get no such rule. In draw 3 a waste card is never forced either:
-   taking it out of the talon regroups the later draws.
+5. Take-backs (app rules), a normal form. Lines are measured in moves (draws are free, above).
+   Let ``f`` be taken back from a foundation in a shortest winning line, and call its *use* the
+   first later move that either puts a card on ``f`` or takes back the card under ``f`` on its
+   foundation. (a) A use comes before ``f`` returns to its foundation: otherwise delete the
+   take-back, the return and any move of ``f`` alone, and drop ``f`` from the runs it tops;
+   everything else stays legal (nothing was built on ``f``, its foundation was untouched, the card
+   it covered was covered, a column it held alone is simply empty) and the line is shorter.
+   (b) The take-back can be moved to just before its use, over every move between — by the same
+   argument each stays legal — and the line is no longer. Doing so for any take-back with a move
+   other than a take-back between it and its use strictly lowers the number of such (take-back,
+   move) pairs, so some shortest win has none: between a take-back and its use lie only
+   take-backs. A move that is not a take-back uses at most one card (the one it builds on), so in
+   such a win, while taken-back cards are still unused, the only moves are take-backs and — when
+   exactly one card waits — moves onto that card. The position carries the set of waiting cards (a
+   card's use removes it) and generates only those moves. (Two take-backs can share one use:
+   taking back ``AS`` onto ``2D`` uses both ``2D`` and the ``2S`` that was above ``AS``. So
+   requiring each take-back to be used by the very next move would lose wins.)
+6. Safe foundation moves (classic rules only): the argument is on :meth:`Rules._safe_move`. In the
+   app's rules a card that is "safe" by any local test can still be needed where it is, because
+   foundation cards can come back to be built on it (through a chain of take-backs, past the base
+   rank by the wrap), so the app's rules get no such rule. In draw 3 a waste card is never forced
+   either: taking it out of the talon regroups the later draws.
 """
 
 from __future__ import annotations
