@@ -168,8 +168,8 @@ def shortcut(rules: Rules, states: list[State], budget: Budget, depth: int) -> l
             nodes[s] = edges
         frontier = nxt
     target = states[-1]
-    # Dijkstra; only edges into positions known to reach the target matter, so keep those into
-    # the line and into the expanded neighbourhood.
+    # Dijkstra over the line and its expanded neighbourhood: a position that was not expanded
+    # leads nowhere known, so edges into it are left out.
     best = {states[0]: 0}
     via: dict[State, tuple[State, Move]] = {}
     heap: list[tuple[int, int, State]] = [(0, 0, states[0])]
