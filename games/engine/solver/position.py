@@ -91,6 +91,8 @@ FOUNDATION_CARDS: Final = tuple(
 )
 
 Reach: TypeAlias = tuple[tuple[tuple[int, int, int], ...], dict[int, int]]
+#: Talon states whose reachable cards are kept (about 1.5 KB each), so that memory stays bounded.
+REACH_CACHE: Final = 100_000
 
 
 def canonical_pointer(p: int, size: int, draw: int) -> int:
@@ -189,6 +191,8 @@ class Rules:
             q = min(q + draw, size) if q < size else 0
             cost += 1
         got = (tuple(out), where)
+        if len(self._reach) >= REACH_CACHE:
+            self._reach.clear()
         self._reach[key] = got
         return got
 
