@@ -21,23 +21,23 @@ from games.engine.solver import solve  # noqa: E402
 
 CORPUS = Path(__file__).parent / "corpus"
 PLAYER = "corpus"
+#: A budget in positions, not seconds, keeps the solver's lines the same on every machine.
+SOLVER_POSITIONS = 100_000
 
 
 def solved(code: str) -> Canfield:
-    game = Canfield(code)
-    line = solve(game)
-    assert line is not None, f"the solver found no win for {code}"
-    for action in line:
-        game.push(action)
-    return game
+    result = solve(code, max_positions=SOLVER_POSITIONS)
+    assert result.outcome == "win", f"the solver found no win for {code}"
+    return Canfield.replay(code, result.line)
 
 
 def with_undos_and_take_backs(code: str) -> Canfield:
     """A solver's win, interrupted by undos (each followed by playing the same action again,
     once two in a row) and by take-backs from a foundation whose card is then placed again, so
     that the game ends won with more than 255 points."""
-    line = solve(Canfield(code))
-    assert line is not None
+    result = solve(code, max_positions=SOLVER_POSITIONS)
+    assert result.outcome == "win"
+    line = result.line
     game = Canfield(code)
     take_backs = 0
     for i, action in enumerate(line):

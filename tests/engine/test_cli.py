@@ -92,7 +92,8 @@ def test_it_overrides_the_draw_mode(capsys: pytest.CaptureFixture[str]) -> None:
         ([], "error: the following arguments are required: command"),
         (
             ["replay", WORKED_CODE],
-            "error: argument command: invalid choice: 'replay' (choose from 'show', 'verify')",
+            "error: argument command: invalid choice: 'replay' "
+            "(choose from 'show', 'verify', 'solve')",
         ),
         (
             ["verify", "no/such/record.txt"],
@@ -161,3 +162,83 @@ def test_it_exits_2_for_a_record_file_that_is_not_utf_8(
         "",
         "error: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte\n",
     )
+
+
+def test_it_solves_a_deal_as_json() -> None:
+    status, out, err = cli("solve", WORKED_CODE, "--max-positions", "5000", "--json")
+    assert (status, err) == (0, "")
+    result = json.loads(out)
+    assert set(result) == {"code", "outcome", "line", "positions", "seconds"}
+    assert (result["code"], result["outcome"]) == (WORKED_CODE, "win")
+    assert Canfield.replay(WORKED_CODE, result["line"]).is_won()
+    assert result["positions"] <= 5000 and result["seconds"] >= 0
+
+
+def test_it_solves_from_the_position_after_the_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    moves = ["R-T2", "R-F1", "T2:2-T4"]
+    status, out, _ = run(
+        capsys,
+        "solve",
+        WORKED_CODE,
+        "--moves",
+        " ".join(moves),
+        "--max-positions",
+        "5000",
+        "--json",
+    )
+    line = json.loads(out)["line"]
+    assert status == 0 and Canfield.replay(WORKED_CODE, [*moves, *line]).is_won()
+
+
+def test_it_says_unknown_without_a_line_when_the_budget_runs_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "solve", "CF1-D3-ZRVKZUT", "--max-positions", "300", "--json")
+    assert status == 0
+    assert json.loads(out) == {
+        "code": "CF1-D3-ZRVKZUT",
+        "outcome": "unknown",
+        "positions": 300,
+        "seconds": json.loads(out)["seconds"],
+    }
+    status, out, _ = run(capsys, "solve", "CF1-D3-ZRVKZUT", "--seconds", "0.2")
+    assert (status, out.split(" (")[0]) == (0, "unknown: the budget ran out first")
+
+
+def test_it_prints_the_line_as_text_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "solve", WORKED_CODE, "--max-positions", "5000")
+    first, tokens = out.splitlines()
+    assert status == 0 and first.startswith(f"win in {len(tokens.split())} actions (")
+    assert Canfield.replay(WORKED_CODE, tokens.split()).is_won()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["solve", "CF1-D3-AAAAAC"],
+            "error: 'CF1-D3-AAAAAC': the deal number must be 7 capital letters A-Z",
+        ),
+        (
+            ["solve", WORKED_CODE, "--moves", "R-T3"],
+            "error: action 1 (R-T3): QC cannot go on QH: a Q goes on a K",
+        ),
+        (
+            ["solve", WORKED_CODE, "--moves", "R-T2 Q"],
+            "error: action 2: not an action: 'Q' "
+            "(expected D, C, U or a move such as R-T2, T2:3-T4)",
+        ),
+        (
+            ["solve", WORKED_CODE, "--seconds", "0"],
+            "error: argument --seconds: must be more than 0: '0'",
+        ),
+        (
+            ["solve", WORKED_CODE, "--max-positions", "many"],
+            "error: argument --max-positions: not a number: 'many'",
+        ),
+    ],
+)
+def test_it_refuses_a_bad_code_or_move_to_solve(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert run(capsys, *args) == (2, "", message + "\n")

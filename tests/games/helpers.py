@@ -78,9 +78,9 @@ def play_tokens(game: Game, tokens: Iterable[str]) -> None:
 
 
 def winning_line(code: str = CODE) -> list[str]:
-    line = solve(Canfield(code))
-    assert line is not None
-    return [a.token() for a in line]
+    result = solve(code, max_positions=20_000)
+    assert result.outcome == "win"
+    return result.tokens()
 
 
 def not_found() -> dict[str, str]:

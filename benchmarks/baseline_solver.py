@@ -1,15 +1,16 @@
-"""A depth-first solver: finds a winning line from a position, if it finds one in time.
+"""The solver the engine had before ``games/engine/solver/``, kept as the baseline of
+``benchmarks/solver.py`` (which measures both in the same run). Unchanged but for returning the
+number of positions it searched.
 
-It tries the moves a player would try first — to a foundation, out of the reserve, then the rest —
-and never revisits a position (piles and stock), so that drawing round the stock cannot loop.
-It leaves out what never helps a win: undo, take-backs from a foundation, and moving a whole
-column into an empty one.
+A depth-first search over ``Canfield.push``/``pop``: moves to a foundation first, then out of the
+reserve, then the rest; never revisits a position (piles and stock); leaves out undo, take-backs
+and moving a whole column into an empty one. It cannot tell "no win" from "gave up".
 """
 
 from __future__ import annotations
 
-from .actions import COLUMNS, FOUNDATIONS, RESERVE, WASTE, Action
-from .game import Canfield
+from games.engine import Action, Canfield
+from games.engine.actions import COLUMNS, FOUNDATIONS, RESERVE, WASTE
 
 
 def _priority(game: Canfield, action: Action) -> int:
@@ -46,16 +47,16 @@ def _candidates(game: Canfield) -> list[Action]:
     return moves
 
 
-def solve(game: Canfield, max_positions: int = 200_000) -> list[Action] | None:
-    """A list of actions that wins from ``game``'s position, or ``None`` if none was found
-    within ``max_positions`` new positions. ``game`` is left as it was."""
+def solve(game: Canfield, max_positions: int = 200_000) -> tuple[list[Action] | None, int]:
+    """A winning line from ``game`` (or None: none found within ``max_positions`` new
+    positions), and the positions searched. ``game`` is left as it was."""
     seen = {game.position_key()}
     path: list[Action] = []
     frames = [iter(_candidates(game))]
     try:
         while frames:
             if game.is_won():
-                return list(path)
+                return list(path), len(seen)
             action = next(frames[-1], None)
             if action is None:
                 frames.pop()
@@ -70,11 +71,11 @@ def solve(game: Canfield, max_positions: int = 200_000) -> list[Action] | None:
                 continue
             if len(seen) >= max_positions:
                 game.pop()
-                return None
+                return None, len(seen)
             seen.add(key)
             path.append(action)
             frames.append(iter(_candidates(game)))
-        return None
+        return None, len(seen)
     finally:
         for _ in path:
             game.pop()

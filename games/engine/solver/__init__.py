@@ -1,0 +1,195 @@
+"""The Canfield solver: proved wins, proved losses, and short winning lines.
+
+>>> result = solve("CF1-D3-AAAAACL", seconds=5)
+>>> result.outcome
+'win'
+>>> Canfield.replay("CF1-D3-AAAAACL", result.line).is_won()
+True
+
+:func:`solve` works from any position — a fresh deal, or a game in progress (its undo history is
+ignored, and the game is only read) — under both rule sets and both draw modes. It searches the
+positions reachable from there, best first, and answers:
+
+- ``win``, with a line of actions that wins when replayed with ``Canfield.push``; once a win is
+  found, the rest of the budget goes to making the line shorter;
+- ``no_win``, a proof: every position reachable under the pruning rules (``position.py`` gives
+  each rule and why it never loses a win) was searched, and none is won;
+- ``unknown``, when the budget (positions, seconds, or both) ran out first.
+
+For a hint, ``solve(game, seconds=2)`` gives the next action of a winning line
+(:attr:`SolveResult.next_action`) and the line's length, or says that no win exists, or that it
+could not tell in time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias, TypedDict
+
+from ..actions import Action
+from ..deals import DealCode
+from ..game import Canfield
+from .position import Move, Rules, real_actions
+from .search import Budget, cheaper, cost, decide, moves_of, replay, shortcut
+
+__all__ = ["Outcome", "SolveDict", "SolveResult", "shorten", "solve"]
+
+Outcome: TypeAlias = Literal["win", "no_win", "unknown"]
+
+#: Positions spent shortening a win when :func:`solve` has no budget at all.
+SHORTEN_POSITIONS: Final = 100_000
+#: The weights on progress of the successive shortening searches (see search.cheaper).
+WEIGHTS: Final = (2.0, 1.0, 0.5, 0.3, 0.2, 0.1)
+
+
+class SolveDict(TypedDict, total=False):
+    """The JSON form of a result (``python -m games.engine solve --json``)."""
+
+    code: str
+    outcome: Outcome
+    line: list[str]
+    positions: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """What :func:`solve` found."""
+
+    #: The game's code.
+    code: str
+    outcome: Outcome
+    #: For a win, the actions that win from the position solved; empty otherwise.
+    line: tuple[Action, ...]
+    #: Positions searched, deciding and shortening.
+    positions: int
+    #: Seconds spent, deciding and shortening.
+    seconds: float
+    #: Positions and seconds spent until the outcome was known.
+    decided_positions: int
+    decided_seconds: float
+    #: For a win, the length of the first winning line found, before shortening.
+    found_length: int = 0
+
+    @property
+    def next_action(self) -> Action | None:
+        """The first action of the winning line (a hint), or None."""
+        return self.line[0] if self.line else None
+
+    def tokens(self) -> list[str]:
+        return [a.token() for a in self.line]
+
+    def to_dict(self) -> SolveDict:
+        out: SolveDict = {"code": self.code, "outcome": self.outcome}
+        if self.outcome == "win":
+            out["line"] = self.tokens()
+        out["positions"] = self.positions
+        out["seconds"] = round(self.seconds, 3)
+        return out
+
+
+def solve(
+    game_or_code: Canfield | DealCode | str,
+    *,
+    max_positions: int | None = None,
+    seconds: float | None = None,
+    shorten: bool = True,
+) -> SolveResult:
+    """Solve the position of a game (only read, never changed), or the start of a deal given by
+    its code. ``max_positions`` and ``seconds`` bound the whole call (``None``: no bound); a win
+    found early leaves the rest of the budget to shortening the line (``shorten=False``: return
+    the first win found). Without any bound the search runs until it decides, and shortening
+    gets :data:`SHORTEN_POSITIONS` positions."""
+    start = time.perf_counter()
+    game = game_or_code if isinstance(game_or_code, Canfield) else Canfield(game_or_code)
+    budget = Budget(max_positions, seconds)
+    rules = Rules(game)
+    root = rules.root(game)
+    decision = decide(rules, root, budget)
+    decided_positions = budget.positions
+    decided_seconds = budget.elapsed()
+    line: tuple[Action, ...] = ()
+    found = 0
+    positions = decided_positions
+    if decision.outcome == "win":
+        moves = moves_of(rules, decision.path)
+        actions = real_actions(game, rules, moves)
+        found = len(actions)
+        if shorten:
+            unbounded = budget.unbounded()
+            if unbounded:
+                budget = Budget(SHORTEN_POSITIONS, None)
+            shorter = _shorten(game, found, budget)
+            positions = decided_positions + budget.positions if unbounded else budget.positions
+            if shorter is not None:
+                actions = real_actions(game, *shorter)
+        line = tuple(actions)
+    return SolveResult(
+        code=str(game.code),
+        outcome=decision.outcome,
+        line=line,
+        positions=positions,
+        seconds=time.perf_counter() - start,
+        decided_positions=decided_positions,
+        decided_seconds=decided_seconds,
+        found_length=found,
+    )
+
+
+def shorten(
+    game_or_code: Canfield | DealCode | str,
+    line: Sequence[Action | str],
+    *,
+    max_positions: int | None = None,
+    seconds: float | None = None,
+) -> tuple[Action, ...]:
+    """A winning line from the position of ``game_or_code`` no longer than ``line`` (which must
+    win from there): shorter if one turns up within the budget (unbounded: as in :func:`solve`).
+    Raises :class:`~games.engine.IllegalAction` if ``line`` is not legal, ``ValueError`` if it
+    does not win."""
+    game = game_or_code if isinstance(game_or_code, Canfield) else Canfield(game_or_code)
+    actions = [Action.parse(a) if isinstance(a, str) else a for a in line]
+    scratch = Canfield(game.code)
+    scratch.piles = [list(pile) for pile in game.piles]
+    scratch.stock = list(game.stock)
+    for action in actions:
+        scratch.push(action)
+    if not scratch.is_won():
+        raise ValueError("the line does not win")
+    if max_positions is None and seconds is None:
+        max_positions = SHORTEN_POSITIONS
+    budget = Budget(max_positions, seconds)
+    shorter = _shorten(game, len(actions), budget)
+    return tuple(actions) if shorter is None else tuple(real_actions(game, *shorter))
+
+
+def _shorten(game: Canfield, length: int, budget: Budget) -> tuple[Rules, list[Move]] | None:
+    """A line shorter than ``length`` actions, as far as the budget allows, or None: searches
+    that weigh the actions spent against progress, each bounded by the best line so far, with
+    less and less weight on progress; then shortcuts through the neighbourhood of the line."""
+    exact = Rules(game, exact_pointer=True)
+    root = exact.root(game)
+    best: list[Move] | None = None
+    for weight in WEIGHTS:
+        if budget.spent():
+            break
+        line = cheaper(exact, root, length, budget, weight)
+        if line is not None:
+            best = line
+            length = cost(exact, replay(exact, root, line), line)
+    if best is None:
+        return None
+    states = replay(exact, root, best)
+    for depth in (1, 2):
+        while not budget.spent():
+            line = shortcut(exact, states, budget, depth)
+            if line is None:
+                break
+            states2 = replay(exact, root, line)
+            actions = cost(exact, states2, line)
+            if actions >= length:
+                break
+            best, states, length = line, states2, actions
+    return exact, best

@@ -1,0 +1,279 @@
+"""The solver (games/engine/solver/): every win replays through the engine, every "no win" agrees
+with an unpruned search, the pruning rules one by one, budgets, and the game left untouched.
+
+Budgets here are in positions, never seconds, so that results do not depend on the machine.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import UNDO, Action, Canfield, DealCode, IllegalAction
+from games.engine.solver import SolveResult, shorten, solve
+from games.engine.solver.position import InvalidPosition, Rules, real_actions
+
+from .brute import TooBig, brute_force, late_position, position
+from .helpers import WON_LINE, WORKED_CODE
+
+#: One deal of each rule set and draw mode; the solver wins each within a few thousand positions.
+WINS = ["CF1-D3-AAAAACL", "CF1-D1-AAAAAAA", "CF1-H3-AAAAAAD", "CF1-H1-AAAAAAC"]
+
+
+def copy(game: Canfield) -> Canfield:
+    """A fresh game of the same code set to ``game``'s position (no history)."""
+    other = Canfield(game.code)
+    other.piles = [list(pile) for pile in game.piles]
+    other.stock = list(game.stock)
+    return other
+
+
+def wins_from(game: Canfield, line: tuple[Action, ...]) -> bool:
+    scratch = copy(game)
+    for action in line:
+        scratch.push(action)
+    return scratch.is_won()
+
+
+@pytest.mark.parametrize("code", WINS)
+def test_it_finds_a_win_that_replays(code: str) -> None:
+    result = solve(code, max_positions=20_000)
+    assert result.outcome == "win"
+    assert Canfield.replay(code, result.line).is_won()
+    assert result.code == code
+    assert result.positions <= 20_000
+    assert 0 < len(result.line) <= result.found_length
+
+
+def test_it_wins_the_worked_example_from_its_third_move() -> None:
+    game = Canfield.replay(WORKED_CODE, WON_LINE[:3])
+    result = solve(game, max_positions=20_000)
+    assert result.outcome == "win"
+    assert Canfield.replay(WORKED_CODE, [*WON_LINE[:3], *result.line]).is_won()
+
+
+def test_it_shortens_the_first_line_found() -> None:
+    first = solve(WORKED_CODE, max_positions=20_000, shorten=False)
+    assert len(first.line) == first.found_length
+    better = solve(WORKED_CODE, max_positions=60_000)
+    assert len(better.line) < first.found_length
+    assert Canfield.replay(WORKED_CODE, better.line).is_won()
+
+
+def test_shorten_returns_a_line_no_longer_that_still_wins() -> None:
+    line = shorten(WORKED_CODE, WON_LINE, max_positions=30_000)
+    assert len(line) <= len(WON_LINE)
+    assert Canfield.replay(WORKED_CODE, line).is_won()
+    with pytest.raises(ValueError, match="does not win"):
+        shorten(WORKED_CODE, WON_LINE[:-1], max_positions=100)
+    with pytest.raises(IllegalAction):
+        shorten(WORKED_CODE, ["R-T3"], max_positions=100)
+
+
+def test_it_never_changes_the_game_and_ignores_its_undos() -> None:
+    game = Canfield.replay(WORKED_CODE, [*WON_LINE[:6], "U", "U", WON_LINE[4]])
+    before = (game.full_view(), game.history, game.undo_depth, game.spread)
+    result = solve(game, max_positions=20_000)
+    assert (game.full_view(), game.history, game.undo_depth, game.spread) == before
+    assert result.outcome == "win"
+    assert UNDO not in result.line
+    game_line = [a.token() for a in game.history]
+    assert Canfield.replay(WORKED_CODE, [*game_line, *result.tokens()]).is_won()
+
+
+def test_a_won_game_is_a_win_with_an_empty_line() -> None:
+    game = Canfield.replay(WORKED_CODE, WON_LINE)
+    result = solve(game)
+    assert (result.outcome, result.line, result.next_action) == ("win", (), None)
+
+
+def test_it_proves_a_constructed_position_lost() -> None:
+    """Draw 3: the stock's last two cards are AS and 2S, dealt in one draw with 2S on top; the
+    spades want AS and 2S fits nowhere, and nothing else moves, whatever the recycles. In draw 1
+    the same cards come one at a time, and it is a win."""
+    lost = position(
+        "CF1-D3-AAAAACL",
+        foundations=(13, 7, 13, 13),
+        stock="2S AS",
+        columns=("5S", "6S", "3S", "4S"),
+    )
+    assert solve(lost).outcome == "no_win"
+    assert not brute_force(lost)
+    won = position(
+        "CF1-D1-AAAAACL",
+        foundations=(13, 7, 13, 13),
+        stock="2S AS",
+        columns=("5S", "6S", "3S", "4S"),
+    )
+    result = solve(won)
+    assert result.outcome == "win" and wins_from(won, result.line)
+
+
+def test_take_backs_can_share_their_use() -> None:
+    """Only take-backs are legal at first. A win takes 2D back, then 2S, then puts AS (taken back
+    too) on 2D: one move that uses both 2D (built on) and 2S (the card under it taken back) — so
+    the solver may not require each take-back to be used by the very next move."""
+    game = position(
+        "CF1-D3-AAAAACL",
+        foundations=(12, 9, 11, 8),
+        reserve="2C 3S 6D 6H 6S 6C 4C",
+        columns=("5C", "5D 4S", "5S", "3C"),
+    )
+    assert {a.token() for a in game.generate_legal()} == {"F3-T1", "F3-T3"}
+    assert brute_force(game)
+    result = solve(game)
+    assert result.outcome == "win" and wins_from(game, result.line)
+
+
+COMBINATIONS = ["CF1-D3-AAAAACL", "CF1-D1-BCDEFGH", "CF1-H3-AAAAACL", "CF1-H1-ZZZZZZZ"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    code=st.sampled_from(COMBINATIONS),
+    seed=st.integers(0, 2**32 - 1),
+    left=st.integers(6, 24),
+)
+def test_it_agrees_with_an_unpruned_search(code: str, seed: int, left: int) -> None:
+    """On random late positions of all four rule and draw combinations, "win" exactly when the
+    engine-only brute force finds one, and every win replays."""
+    game = late_position(code, random.Random(seed), left if code[4] == "H" else min(left, 20))
+    try:
+        truth = brute_force(game, limit=20_000)
+    except TooBig:
+        return
+    result = solve(game, shorten=False)
+    assert result.outcome == ("win" if truth else "no_win")
+    if truth:
+        assert wins_from(game, result.line)
+
+
+def test_the_cross_check_sees_both_outcomes_in_every_combination() -> None:
+    """The positions of the cross-check above include proved losses, not only wins."""
+    for code in COMBINATIONS:
+        rng = random.Random(7)
+        outcomes: set[object] = set()
+        while len(outcomes) < 2:
+            game = late_position(code, rng, 20)
+            try:
+                truth = brute_force(game, limit=20_000)
+            except TooBig:
+                continue
+            assert solve(game, shorten=False).outcome == ("win" if truth else "no_win")
+            outcomes.add(truth)
+
+
+# -- the pruning rules, one by one -------------------------------------------------------------
+
+
+def moves(game: Canfield) -> list[Action]:
+    """The actions of the solver's moves from ``game``'s position (draws left out)."""
+    rules = Rules(game)
+    return [real_actions(game, rules, [move])[-1] for move, _ in rules.children(rules.root(game))]
+
+
+def dead_card_position(code: str, clubs: int = 2, nine: str = "column") -> Canfield:
+    """Base rank 7; hearts, spades and clubs at 7, 8 (clubs: ``clubs`` cards), diamonds
+    complete: 9H is wanted by the hearts, and the cards that would build on it are 8S and 8C."""
+    return position(
+        code,
+        foundations=(2, 2, 13, clubs),
+        reserve="QH",
+        waste="9H" if nine == "waste" else "",
+        columns=("TS 9H" if nine == "column" else "TS", "JH", "QS", "KH"),
+        fill=True,
+    )
+
+
+def test_classic_plays_a_dead_card_to_its_foundation_at_once() -> None:
+    """Classic: both 8S and 8C are on their foundations and never come back, so nothing can ever
+    be built on 9H: its foundation move is the only one tried."""
+    assert [a.token() for a in moves(dead_card_position("CF1-H3-AAAAACL"))] == ["T1-F1"]
+
+
+def test_classic_never_forces_a_card_that_something_could_still_build_on() -> None:
+    game = dead_card_position("CF1-H3-AAAAACL", clubs=1)  # 8C is off its foundation
+    assert "T1-F1" in [a.token() for a in moves(game)] and len(moves(game)) > 1
+
+
+def test_the_app_rules_and_draw_3_waste_cards_are_never_forced() -> None:
+    """App rules: take-backs could bring 8S or 8C back to build on 9H. Classic draw 3, 9H on the
+    waste: playing it would regroup the later draws."""
+    assert len(moves(dead_card_position("CF1-D3-AAAAACL"))) > 1
+    assert len(moves(dead_card_position("CF1-H3-AAAAACL", nine="waste"))) > 1
+
+
+def test_the_wrap_keeps_a_base_rank_card_from_being_forced() -> None:
+    """Base rank 7, spades empty, the reserve empty: 7S is wanted, and the cards that build on it
+    are the red 6s, which reach their foundations last (the wrap). With 6D off its foundation 7S
+    waits; with both red 6s up it is forced."""
+    columns = ("7S", "9S", "TS", "JS")
+    waits = position("CF1-H1-AAAAACL", foundations=(13, 0, 12, 13), columns=columns, fill=True)
+    assert "T1-F2" in [a.token() for a in moves(waits)] and len(moves(waits)) > 1
+    forced = position("CF1-H1-AAAAACL", foundations=(13, 0, 13, 13), columns=columns, fill=True)
+    assert [a.token() for a in moves(forced)] == ["T1-F2"]
+
+
+def test_columns_in_any_order_give_one_position_and_real_column_numbers() -> None:
+    game = Canfield(WORKED_CODE)
+    rules = Rules(game)
+    flipped = copy(game)
+    flipped.piles[6:10] = flipped.piles[6:10][::-1]
+    assert rules.root(game) == rules.root(flipped)
+    result = solve(flipped, max_positions=20_000)
+    assert result.outcome == "win" and wins_from(flipped, result.line)
+
+
+def test_it_refuses_a_position_no_game_reaches() -> None:
+    game = Canfield(WORKED_CODE)
+    game.piles[2].append(game.piles[0].pop())  # a reserve card onto the hearts, out of order
+    with pytest.raises(InvalidPosition, match="F1 is not in order"):
+        solve(game)
+
+
+# -- budgets and results -------------------------------------------------------------------------
+
+
+def test_a_position_budget_is_honoured() -> None:
+    hard = DealCode.parse("CF1-D3-ZRVKZUT")  # undecided after millions of positions
+    result = solve(hard, max_positions=3_000)
+    assert (result.outcome, result.line) == ("unknown", ())
+    assert result.positions == result.decided_positions == 3_000
+
+
+def test_a_time_budget_is_honoured() -> None:
+    result = solve("CF1-D3-ZRVKZUT", seconds=0.3)
+    assert result.outcome == "unknown"
+    assert 0.3 <= result.seconds < 1.5
+
+
+def test_a_win_leaves_the_rest_of_the_budget_to_shortening() -> None:
+    result = solve(WORKED_CODE, max_positions=30_000)
+    assert result.decided_positions < result.positions <= 30_000
+    assert result.decided_seconds <= result.seconds
+
+
+def test_a_result_has_a_hint_and_a_json_form() -> None:
+    result = solve(WORKED_CODE, max_positions=5_000)
+    assert isinstance(result, SolveResult)
+    assert result.next_action == result.line[0]
+    assert result.to_dict() == {
+        "code": WORKED_CODE,
+        "outcome": "win",
+        "line": result.tokens(),
+        "positions": result.positions,
+        "seconds": round(result.seconds, 3),
+    }
+    lost = solve(
+        position(
+            "CF1-D3-AAAAACL",
+            foundations=(13, 7, 13, 13),
+            stock="2S AS",
+            columns=("5S", "6S", "3S", "4S"),
+        )
+    )
+    assert lost.next_action is None
+    assert "line" not in lost.to_dict()
