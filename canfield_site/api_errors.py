@@ -34,6 +34,7 @@ STATUS: dict[str, int] = {
     "bad_notation": 400,
     "illegal_action": 400,
     "invalid_date": 400,
+    "hints_not_allowed": 403,
     "not_found": 404,
     "attempt_exists": 409,
     "game_over": 409,

@@ -64,6 +64,28 @@ def env_int(
     return value
 
 
+def env_float(
+    name: str,
+    default: float,
+    environ: Mapping[str, str] = os.environ,
+    minimum: float = 0.0,
+    maximum: float = float("inf"),
+) -> float:
+    """A number (decimals allowed), from `minimum` to `maximum`."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}: expected a number, got {raw!r}") from None
+    if not minimum <= value <= maximum:  # (NaN fails too)
+        raise ImproperlyConfigured(
+            f"{name}: expected a number from {minimum} to {maximum}, got {raw}"
+        )
+    return value
+
+
 def env_list(name: str, default: str, environ: Mapping[str, str] = os.environ) -> list[str]:
     """A comma-separated list; blanks around items are ignored, empty items fail."""
     raw = environ.get(name, "").strip() or default
@@ -294,6 +316,8 @@ MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 # The most actions one game may have, undos included: the next one is refused with 409
 # game_too_long (a game's log, its record and the cost of each action stay bounded).
 MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
+# A hint (practice games) searches for a winning line this long, in seconds, off the event loop.
+HINT_SECONDS = env_float("HINT_SECONDS", 2.0, minimum=0.1, maximum=10.0)
 
 # The admin (/admin/, read-only over games): on by default for `make run`; the compose file
 # turns it off unless ADMIN_ENABLED is set there. Its log-in page has the API's log-in limits.
@@ -348,6 +372,8 @@ THROTTLE_RATES = {
     "actions": env_rate("THROTTLE_ACTIONS", "600/min"),
     # A record with every state (?states=1) costs up to ~2 MB and 0.4 s: per player, or address.
     "states": env_rate("THROTTLE_STATES", "30/min"),
+    # A hint may search for up to HINT_SECONDS: per player.
+    "hints": env_rate("THROTTLE_HINTS", "20/min"),
 }
 
 REST_FRAMEWORK = {

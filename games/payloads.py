@@ -87,6 +87,24 @@ class RecordDict(GameSummary):
     ]
 
 
+class HintDict(TypedDict):
+    """The next action of a winning line from the game's position and the line's length
+    (``win``); or ``no_win``: no win exists from here (a proof); or ``unknown``: the solver could
+    not tell in time."""
+
+    outcome: Literal["win", "no_win", "unknown"]
+    action: NotRequired[Annotated[str, "With win: the next action's token."]]
+    remaining: NotRequired[
+        Annotated[int, "With win: the winning line's length, this action included."]
+    ]
+
+
+def hint_dict(found: services.Hint) -> HintDict:
+    if found.outcome == "win" and found.action is not None and found.remaining is not None:
+        return {"outcome": "win", "action": found.action, "remaining": found.remaining}
+    return {"outcome": found.outcome}
+
+
 def iso(value: dt.datetime | None) -> str | None:
     """A time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
     if value is None:

@@ -17,12 +17,16 @@ decide what each code means to their clients.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -40,8 +44,11 @@ from games.engine import (
     PlayerView,
 )
 from games.engine import state as engine_state
+from games.engine.solver import Outcome, solve
 from games.errors import GameError, not_found
 from games.models import VIEWS_VERSION, Game, GameQuerySet, LoggedAction
+
+log = logging.getLogger(__name__)
 
 #: Whoever makes a request: a player, or an anonymous visitor.
 Viewer: TypeAlias = User | AnonymousUser
@@ -416,3 +423,75 @@ def close_daily_attempts(today: dt.date | None = None) -> dict[dt.date, int]:
             if _write_day_end(game, today) and game.daily_date is not None:
                 closed[game.daily_date] = closed.get(game.daily_date, 0) + 1
     return closed
+
+
+# --- hints ------------------------------------------------------------------------------------
+
+
+def _position_key(engine: Canfield) -> str:
+    """A cache key of the position alone (the piles, the stock, the rules): the same position
+    reached by another way, or in another game, shares its hint."""
+    view = engine.full_view()
+    position = [view[pile] for pile in ("reserve", "foundations", "columns", "stock", "waste")]
+    text = json.dumps([str(engine.code.mode), view["foundation_suits"], position])
+    return "hint:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def hint(game_id: int, user: Viewer) -> Hint:
+    """The next action of a winning line from ``user``'s practice game as it stands, and the
+    line's length; or that no win exists from here; or that the solver could not tell within
+    ``settings.HINT_SECONDS``. A hint knows the hidden cards: a daily attempt gets none
+    (``hints_not_allowed``), a finished game neither (``game_over``).
+
+    Answers are cached by position, and a win's line answers every position along it."""
+    game = get_game(game_id, user)
+    game.apply_day_end(utc_today())
+    if game.is_daily and game.is_in_progress:
+        raise GameError(
+            "hints_not_allowed", "No hints for a ranked daily attempt: a hint knows hidden cards."
+        )
+    if not game.is_in_progress:
+        raise _game_over(game)
+    engine = engine_of(game)
+    key = _position_key(engine)
+    cached = _cache_get(key)
+    if cached is not None:
+        return cached
+    result = solve(engine, seconds=settings.HINT_SECONDS)
+    if result.outcome != "win":
+        found = Hint(result.outcome)
+        _cache_set(key, found, timeout=HINT_CACHE_SECONDS if result.outcome == "no_win" else 60)
+        return found
+    line = list(result.line)
+    found = Hint("win", line[0].token(), len(line))
+    for n, action in enumerate(line[:-1]):  # the same line answers every position along it
+        _cache_set(_position_key(engine), Hint("win", action.token(), len(line) - n))
+        engine.push(action)
+    return found
+
+
+@dataclass(frozen=True)
+class Hint:
+    outcome: Outcome
+    action: str | None = None
+    remaining: int | None = None
+
+
+#: How long a proved hint stays cached (seconds): a position's answer never changes.
+HINT_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def _cache_get(key: str) -> Hint | None:
+    try:
+        value = cache.get(key)
+    except Exception as exc:  # the cache (Redis) away: solve again
+        log.warning("hints: the cache could not be read (%s)", exc)
+        return None
+    return Hint(*value) if isinstance(value, tuple) else None
+
+
+def _cache_set(key: str, found: Hint, timeout: int = HINT_CACHE_SECONDS) -> None:
+    try:
+        cache.set(key, (found.outcome, found.action, found.remaining), timeout=timeout)
+    except Exception as exc:
+        log.warning("hints: the cache could not be written (%s)", exc)

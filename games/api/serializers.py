@@ -13,7 +13,7 @@ from canfield_site import strict
 from canfield_site.schema import serializer_for
 from games.engine.actions import PILE_NAMES
 from games.models import Game
-from games.payloads import GameDict, PlayedGameDict, RecordDict
+from games.payloads import GameDict, HintDict, PlayedGameDict, RecordDict
 
 TAP_PILES = ("S", *PILE_NAMES)
 
@@ -168,3 +168,4 @@ class RecordQuerySerializer(serializers.Serializer[Any]):
 GameSerializer = serializer_for(GameDict)
 PlayedGameSerializer = serializer_for(PlayedGameDict)
 RecordSerializer = serializer_for(RecordDict)
+HintSerializer = serializer_for(HintDict)

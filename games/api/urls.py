@@ -12,4 +12,5 @@ urlpatterns = [
     path("games/<int:pk>/actions/", views.GameActionView.as_view(), name="actions"),
     path("games/<int:pk>/resign/", views.GameResignView.as_view(), name="resign"),
     path("games/<int:pk>/record/", views.GameRecordView.as_view(), name="record"),
+    path("games/<int:pk>/hint/", views.GameHintView.as_view(), name="hint"),
 ]

@@ -24,6 +24,7 @@ from games.api.serializers import (
     ActionSerializer,
     GameListQuerySerializer,
     GameSerializer,
+    HintSerializer,
     NewGameSerializer,
     PlayedGameSerializer,
     RecordQuerySerializer,
@@ -44,6 +45,7 @@ _ERRORS = {
     400: "Malformed input: code invalid (with fields).",
     401: "Not logged in: not_authenticated.",
     404: "No such game, or not yours to see: not_found.",
+    403: "Not allowed.",
     409: "The game is over: game_over.",
     429: "Rate-limited: throttled (with retry_after, in seconds).",
 }
@@ -191,3 +193,36 @@ class GameRecordView(APIView):
                 raise NotAuthenticated()
             raise not_found()
         return Response(payloads.record_dict(game, utc_today(), query["states"]))
+
+
+class GameHintView(APIView):
+    """A hint for a practice game: it searches with the solver (off the event loop: a sync view
+    runs in a worker thread), up to ``HINT_SECONDS``; answers are cached by position."""
+
+    throttle_scope = "hints"
+
+    @extend_schema(
+        tags=TAGS,
+        summary="A hint: the next action of a winning line, or that none exists",
+        description=(
+            "Practice games only: a hint knows the hidden cards, so a ranked daily attempt gets "
+            "403 hints_not_allowed. `outcome` is `win` (with `action`, the next action's token, "
+            "and `remaining`, the winning line's length), `no_win` (no win exists from this "
+            "position: a proof), or `unknown` (the solver could not tell within its time). "
+            "Nothing about the game changes."
+        ),
+        responses={
+            200: HintSerializer,
+            **_errors(
+                401,
+                403,
+                404,
+                409,
+                429,
+                e403="A ranked daily attempt: hints_not_allowed.",
+                e429="Rate-limited (THROTTLE_HINTS): throttled (retry_after).",
+            ),
+        },
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(payloads.hint_dict(services.hint(pk, request.user)))

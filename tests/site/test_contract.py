@@ -194,6 +194,18 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", record, api.get(url), 401)
     check("GET", record, other_api.get(url), 404)
 
+    hint = "/api/games/{id}/hint/"
+    url = f"{games}{game['id']}/hint/"
+    found = check("GET", hint, owner_api.get(url), 200)
+    assert found["outcome"] == "win"
+    check("GET", hint, api.get(url), 401)
+    check("GET", hint, other_api.get(url), 404)
+    _clear_cache()
+    throttle_rates(hints="1/min")
+    check("GET", hint, owner_api.get(url), 200)
+    check("GET", hint, owner_api.get(url), 429)
+    throttle_rates(hints=None)
+
     resign = "/api/games/{id}/resign/"
     url = f"{games}{game['id']}/resign/"
     check("POST", resign, other_api.post(url), 404)
@@ -202,6 +214,7 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("POST", resign, owner_api.post(url), 409)
     finished = check("GET", record, other_api.get(f"{games}{game['id']}/record/"), 200)
     assert finished["result"] == "resigned"
+    check("GET", hint, owner_api.get(f"{games}{game['id']}/hint/"), 409)
 
     # --- the daily deal and the leaderboard -----------------------------------------------------
     daily = "/api/daily/"
@@ -211,6 +224,7 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("POST", daily, owner_api.post(daily), 409)
     mine = check("GET", daily, owner_api.get(daily), 200)
     assert mine["attempt"]["id"] == attempt["id"]
+    check("GET", hint, owner_api.get(f"{games}{attempt['id']}/hint/"), 403)
     services.play(attempt["id"], owner, 0, "D")
 
     board = "/api/daily/{date}/board/"

@@ -13,6 +13,7 @@ from canfield_site import settings as site_settings
 from canfield_site.settings import (
     env_bool,
     env_database,
+    env_float,
     env_int,
     env_list,
     env_origins,
@@ -71,6 +72,8 @@ def test_it_uses_defaults_for_unset_variables():
     assert env_bool("DEBUG", True, {}) is True
     assert env_str("SECRET_KEY", "dev", {"SECRET_KEY": "  "}) == "dev"
     assert env_int("NUM_PROXIES", 0, {}) == 0
+    assert env_float("HINT_SECONDS", 2.0, {}) == 2.0
+    assert env_float("HINT_SECONDS", 2.0, {"HINT_SECONDS": " 0.5 "}) == 0.5
     assert env_list("ALLOWED_HOSTS", "a,b", {}) == ["a", "b"]
     assert env_origins("CSRF_TRUSTED_ORIGINS", "", {}) == []
     assert env_rate("THROTTLE_LOGIN", "20/min", {}) == "20/min"
@@ -106,6 +109,14 @@ def test_it_reads_good_values():
         (
             lambda: env_int("NUM_PROXIES", 0, {"NUM_PROXIES": "-1"}),
             "NUM_PROXIES: expected a number >= 0, got -1",
+        ),
+        (
+            lambda: env_float("HINT_SECONDS", 2.0, {"HINT_SECONDS": "soon"}),
+            "HINT_SECONDS: expected a number, got 'soon'",
+        ),
+        (
+            lambda: env_float("HINT_SECONDS", 2.0, {"HINT_SECONDS": "nan"}, 0.1, 10.0),
+            "HINT_SECONDS: expected a number from 0.1 to 10.0, got nan",
         ),
         (
             lambda: env_list("ALLOWED_HOSTS", "", {"ALLOWED_HOSTS": "a.org,,b.org"}),
@@ -205,6 +216,7 @@ def test_it_has_safe_zero_setup_defaults():
         "login_account": "10/hour",
         "actions": "600/min",
         "states": "30/min",
+        "hints": "20/min",
     }
     assert values["LIMITS"] == [65536, 1048576, 5000, 30]
     assert values["ADMIN"] is True

@@ -79,6 +79,7 @@ def test_it_has_the_documented_default_rates():
         "login_account": "10/hour",
         "actions": "600/min",
         "states": "30/min",
+        "hints": "20/min",
     }
 
 
