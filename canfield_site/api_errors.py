@@ -17,6 +17,7 @@ from typing import Annotated, Any, NotRequired, TypedDict
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions
@@ -24,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from canfield_site.schema import serializer_for
+from games.api import engine_messages
 from games.errors import GameError
 
 API_PREFIX = "/api/"
@@ -114,7 +116,7 @@ def _validation_body(detail: Any) -> dict[str, Any]:
     parts = general + [f"{path}: {' '.join(messages)}" for path, messages in fields.items()]
     return {
         "code": "invalid",
-        "message": " ".join(parts) or "Invalid input.",
+        "message": " ".join(parts) or _("Invalid input."),
         "fields": fields,
     }
 
@@ -141,7 +143,9 @@ def error_body(exc: exceptions.APIException) -> dict[str, Any]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler (headers such as WWW-Authenticate and Retry-After) with our body."""
     if isinstance(exc, GameError):
-        exc = ApiError(STATUS[exc.code], exc.code, exc.message, **exc.extra)
+        # (the engine's reasons in the request's language; the code stays as it is)
+        message = engine_messages.translate(exc.code, exc.message)
+        exc = ApiError(STATUS[exc.code], exc.code, message, **exc.extra)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, DjangoPermissionDenied):
@@ -172,29 +176,29 @@ def _json(status: int, code: str, message: str) -> JsonResponse:
 
 def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return _json(400, "bad_request", "Bad request.")
+        return _json(400, "bad_request", _("Bad request."))
     return defaults.bad_request(request, exception)
 
 
 def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return _json(403, "permission_denied", "You do not have permission to do this.")
+        return _json(403, "permission_denied", _("You do not have permission to do this."))
     return defaults.permission_denied(request, exception)
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return _json(404, "not_found", "Not found.")
+        return _json(404, "not_found", _("Not found."))
     return defaults.page_not_found(request, exception)
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
-        return _json(500, "server_error", "Internal server error.")
+        return _json(500, "server_error", _("Internal server error."))
     return defaults.server_error(request)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if _is_api(request):
-        return _json(403, "permission_denied", f"CSRF Failed: {reason}")
+        return _json(403, "permission_denied", _("CSRF Failed: %(reason)s") % {"reason": reason})
     return django_csrf_failure(request, reason)

@@ -43,7 +43,7 @@ def body_limit(path: str) -> int:
 
 def too_large(path: str, limit: int) -> tuple[bytes, bytes]:
     """The content type and body of the 413 answer on ``path``."""
-    message = f"The request body is larger than {limit} bytes."
+    message = f"The request body is larger than {limit} bytes."  # (before any middleware)
     if path.startswith(API_PREFIX):
         body = json.dumps({"code": "too_large", "message": message}).encode()
         return b"application/json", body

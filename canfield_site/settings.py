@@ -186,9 +186,13 @@ MIDDLEWARE = [
     "canfield_site.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session (it reads the session's and the cookie's language), before
+    # CommonMiddleware (which may redirect, and should do so in the request's language).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "canfield_site.accounts.language.LanguagePreferenceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -207,6 +211,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
             ],
         },
     },
@@ -236,6 +241,7 @@ CSRF_FAILURE_VIEW = "canfield_site.api_errors.csrf_failure"
 if env_bool("HTTPS", False):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # --- Database ------------------------------------------------------------------------------
@@ -341,7 +347,20 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # --- Time and language ---------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# English, Turkish, Finnish and Albanian. The language of a request: the language menu's choice
+# (the django_language cookie, set from the account's preference at log-in), else the browser's
+# Accept-Language, else English. Catalogs live in locale/ (README: adding a translation).
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("tr", "Türkçe"),
+    ("fi", "Suomi"),
+    ("sq", "Shqip"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "django_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

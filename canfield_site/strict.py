@@ -17,6 +17,7 @@ import re
 from typing import Any, TypeVar
 
 from django.http import QueryDict
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 #: The highest page number a query may name (a board of a million attempts has 10,000 pages).
@@ -73,7 +74,7 @@ class StrictSerializer(serializers.Serializer[Any]):
         if isinstance(data, dict):
             unknown = sorted(str(key) for key in data if key not in self.fields)
             if unknown:
-                raise serializers.ValidationError({key: ["Unknown field."] for key in unknown})
+                raise serializers.ValidationError({key: [_("Unknown field.")] for key in unknown})
         return super().to_internal_value(data)
 
 
@@ -115,9 +116,9 @@ def read_query(serializer_class: type[S], params: QueryDict) -> dict[str, Any]:
     for name in names:
         values = params.getlist(name)
         if len(values) > 1:
-            errors[name] = ["Give this parameter once."]
+            errors[name] = [_("Give this parameter once.")]
         elif values == [""]:
-            errors[name] = ["This parameter has no value."]
+            errors[name] = [_("This parameter has no value.")]
         elif values:
             data[name] = values[0]
     if errors:

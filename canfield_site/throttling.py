@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
@@ -117,10 +118,10 @@ class LoginLimits:
         """The 429 to answer, if a limit is reached."""
         wait = self.address.wait()
         if wait is not None:
-            return Throttled(wait, "Too many log-in attempts from this address.")
+            return Throttled(wait, _("Too many log-in attempts from this address."))
         wait = self.account.wait()
         if wait is not None:
-            return Throttled(wait, "Too many failed log-ins to this account.")
+            return Throttled(wait, _("Too many failed log-ins to this account."))
         return None
 
     def attempt(self) -> None:

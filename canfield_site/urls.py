@@ -1,8 +1,10 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from .accounts.language import set_language
 from .admin_login import admin_login
 from .views import HealthView, ReadyView
 
@@ -21,6 +23,10 @@ urlpatterns = [
     ),
     path("api/", include("games.api.urls")),
     path("api/", include("leaderboard.urls")),
+    # The language menu's form, and the JavaScript catalog of the request's language (gettext,
+    # ngettext, interpolate for the pages' modules).
+    path("i18n/setlang/", set_language, name="set_language"),
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["frontend"]), name="javascript-catalog"),
     path("", include("frontend.urls")),
 ]
 

@@ -49,6 +49,7 @@ def leaderboard(request: HttpRequest, day: str | None = None) -> HttpResponse:
         "leaderboard.html",
         "leaderboard",
         day=shown.isoformat(),
+        day_date=shown,
         live=shown == today,
     )
 

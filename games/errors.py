@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 
 class GameError(Exception):
     """``GameError("stale_ply", "The game has moved on.", ply=12)``."""
@@ -25,5 +27,5 @@ class GameError(Exception):
         return f"{type(self).__name__}({self.code!r}, {self.message!r}{extra})"
 
 
-def not_found(message: str = "No such game.") -> GameError:
-    return GameError("not_found", message)
+def not_found(message: str | None = None) -> GameError:
+    return GameError("not_found", message if message is not None else _("No such game."))

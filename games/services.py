@@ -29,6 +29,8 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import signals
 from games.clock import utc_today
@@ -251,7 +253,7 @@ def new_game(
     except IntegrityError:
         if kind == Game.Kind.DAILY:
             raise GameError(
-                "attempt_exists", "You already have your ranked attempt at this daily deal."
+                "attempt_exists", _("You already have your ranked attempt at this daily deal.")
             ) from None
         raise
     return game
@@ -304,15 +306,22 @@ def _resolve(engine: Canfield, action: str | Tap) -> Action | None:
 
 
 def _game_over(game: Game) -> GameError:
-    how = {"won": "is won", "resigned": "was resigned", "closed": "was closed when its day ended"}
-    return GameError("game_over", f"This game {how[game.result]}: it accepts no more actions.")
+    messages = {
+        "won": _("This game is won: it accepts no more actions."),
+        "resigned": _("This game was resigned: it accepts no more actions."),
+        "closed": _("This game was closed when its day ended: it accepts no more actions."),
+    }
+    return GameError("game_over", messages[game.result])
 
 
 def _stale(game: Game, ply: int) -> GameError:
     return GameError(
         "stale_ply",
-        f"The action was made in position {ply}, but the game is at position {game.ply}; "
-        "reload the game.",
+        _(
+            "The action was made in position %(ply)d, but the game is at position %(current)d; "
+            "reload the game."
+        )
+        % {"ply": ply, "current": game.ply},
         ply=game.ply,
     )
 
@@ -346,8 +355,14 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     if game.ply >= settings.MAX_GAME_ACTIONS:
         raise GameError(
             "game_too_long",
-            f"This game has {game.ply} actions, the most a game may have: resign it, or start "
-            "another.",
+            ngettext(
+                "This game has %(count)d action, the most a game may have: resign it, or "
+                "start another.",
+                "This game has %(count)d actions, the most a game may have: resign it, or "
+                "start another.",
+                game.ply,
+            )
+            % {"count": game.ply},
         )
 
     engine = engine_of(game)
@@ -448,7 +463,8 @@ def hint(game_id: int, user: Viewer) -> Hint:
     game.apply_day_end(utc_today())
     if game.is_daily and game.is_in_progress:
         raise GameError(
-            "hints_not_allowed", "No hints for a ranked daily attempt: a hint knows hidden cards."
+            "hints_not_allowed",
+            _("No hints for a ranked daily attempt: a hint knows hidden cards."),
         )
     if not game.is_in_progress:
         raise _game_over(game)

@@ -40,11 +40,16 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from http.cookies import SimpleCookie
 from typing import Any
 
 from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation.trans_real import parse_accept_lang_header
 from redis.exceptions import RedisError
 
 from games.errors import GameError
@@ -70,6 +75,26 @@ RESYNC_INTERVAL = 1.0
 NO_LAYER = "none: the process's hub receives for its sockets"
 
 
+def language_of(scope: Mapping[str, Any]) -> str:
+    """The language of a socket's messages: the django_language cookie when it names one of
+    settings.LANGUAGES, else the best of the Accept-Language header, else LANGUAGE_CODE."""
+    headers = dict(scope.get("headers") or [])
+    cookies = SimpleCookie()
+    with contextlib.suppress(Exception):
+        cookies.load(headers.get(b"cookie", b"").decode("latin-1"))
+    supported = dict(settings.LANGUAGES)
+    chosen = cookies.get(settings.LANGUAGE_COOKIE_NAME)
+    if chosen is not None and chosen.value in supported:
+        return chosen.value
+    accept = headers.get(b"accept-language", b"").decode("latin-1")
+    for code, _quality in parse_accept_lang_header(accept):
+        if code == "*":
+            break
+        with contextlib.suppress(LookupError):
+            return translation.get_supported_language_variant(code)
+    return str(settings.LANGUAGE_CODE)
+
+
 class DailyBoardConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = NO_LAYER
     day: dt.date | None = None
@@ -83,18 +108,20 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     async def __call__(
         self, scope: Any, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        except LAYER_ERRORS as exc:
-            log.warning("live board: a socket closed, the channel layer is away (%s)", exc)
-            await self.pause()
+        # Error frames speak the socket's language: the language cookie, else Accept-Language.
+        with translation.override(language_of(scope)):
+            try:
+                await super().__call__(scope, receive, send)
+            except LAYER_ERRORS as exc:
+                log.warning("live board: a socket closed, the channel layer is away (%s)", exc)
+                await self.pause()
 
     async def pause(self) -> None:
         """Tell the client that live updates stopped, and close with CLOSE_UNAVAILABLE."""
         try:
             if not self.accepted:
                 await self.accept()
-            await self.error("unavailable", "Live updates are paused; poll the board for now.")
+            await self.error("unavailable", _("Live updates are paused; poll the board for now."))
             await self.close(code=CLOSE_UNAVAILABLE)
         except Exception:  # the client is gone already
             log.debug("live board: the paused socket was already closed", exc_info=True)
@@ -154,25 +181,28 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
         if self.day is None:
             return
         if text_data is None:
-            await self.error("bad_message", "Send JSON text frames, not binary ones.")
+            await self.error("bad_message", _("Send JSON text frames, not binary ones."))
             return
         if len(text_data) > MAX_FRAME:
-            await self.error("bad_message", f"A message is at most {MAX_FRAME} characters.")
+            await self.error(
+                "bad_message",
+                _("A message is at most %(count)d characters.") % {"count": MAX_FRAME},
+            )
             return
         try:
             message = json.loads(text_data)
         except ValueError:
-            await self.error("malformed", "A message is a JSON object.")
+            await self.error("malformed", _("A message is a JSON object."))
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            await self.error("bad_message", 'A message is a JSON object with a "type".')
+            await self.error("bad_message", _('A message is a JSON object with a "type".'))
             return
         if message["type"] == "resync":
             now = time.monotonic()
             wait = self.last_resync + RESYNC_INTERVAL - now
             if wait > 0:
                 await self.error(
-                    "throttled", "One resync a second at most.", retry_after=round(wait, 3)
+                    "throttled", _("One resync a second at most."), retry_after=round(wait, 3)
                 )
                 return
             self.last_resync = now
@@ -182,7 +212,8 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
         else:
             await self.error(
                 "unknown_type",
-                f"Unknown message type {message['type'][:40]!r}: use resync or ping.",
+                _("Unknown message type %(type)s: use resync or ping.")
+                % {"type": repr(message["type"][:40])},
             )
 
     async def deliver(self, seq: int, text: str) -> None:

@@ -22,6 +22,8 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import services as games
 from games.clock import day_end, utc_today
@@ -89,7 +91,8 @@ def parse_day(text: str) -> dt.date:
         return dt.date.fromisoformat(text)
     except ValueError:
         raise GameError(
-            "invalid_date", f"{text[:40]!r} is not a date: expected YYYY-MM-DD."
+            "invalid_date",
+            _("%(text)s is not a date: expected YYYY-MM-DD.") % {"text": repr(text[:40])},
         ) from None
 
 
@@ -98,7 +101,9 @@ def board_day(text: str, now: dt.datetime | None = None) -> dt.date:
     ``not_found`` for a day that has not begun yet (UTC)."""
     day = parse_day(text)
     if day > utc_today(now):
-        raise GameError("not_found", f"There is no daily deal for {day.isoformat()} yet.")
+        raise GameError(
+            "not_found", _("There is no daily deal for %(day)s yet.") % {"day": day.isoformat()}
+        )
     return day
 
 
@@ -139,7 +144,7 @@ def today(viewer: Viewer, now: dt.datetime | None = None) -> TodayDict:
 
 def attempt_exists() -> GameError:
     return GameError(
-        "attempt_exists", "You already have your ranked attempt at today's daily deal."
+        "attempt_exists", _("You already have your ranked attempt at today's daily deal.")
     )
 
 
@@ -172,7 +177,11 @@ def board(
     count = standings.count
     pages = max(1, math.ceil(count / ranking.PAGE_SIZE))
     if page > pages:
-        raise GameError("not_found", f"The board has {pages} page(s).")
+        raise GameError(
+            "not_found",
+            ngettext("The board has %(count)d page.", "The board has %(count)d pages.", pages)
+            % {"count": pages},
+        )
     rows = payloads.rows(standings.page(page), (page - 1) * ranking.PAGE_SIZE + 1, now)
 
     me = None
@@ -372,7 +381,7 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayR
 def find_player(username: str) -> User:
     user = User.objects.filter(username__iexact=username).first()
     if user is None:
-        raise GameError("not_found", "No such player.")
+        raise GameError("not_found", _("No such player."))
     return user
 
 
@@ -428,7 +437,11 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     count = history.count()
     pages = max(1, math.ceil(count / HISTORY_PAGE_SIZE))
     if page > pages:
-        raise GameError("not_found", f"The history has {pages} page(s).")
+        raise GameError(
+            "not_found",
+            ngettext("The history has %(count)d page.", "The history has %(count)d pages.", pages)
+            % {"count": pages},
+        )
     start = (page - 1) * HISTORY_PAGE_SIZE
     rows = [payloads.history_row(game, now) for game in history[start : start + HISTORY_PAGE_SIZE]]
     return {

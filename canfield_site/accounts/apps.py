@@ -6,3 +6,6 @@ class AccountsConfig(AppConfig):
     label = "accounts"
     verbose_name = "Accounts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import language  # noqa: F401  (connects the log-in receiver)

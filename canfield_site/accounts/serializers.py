@@ -5,6 +5,7 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import RegexValidator
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from canfield_site import strict
@@ -13,8 +14,8 @@ from canfield_site.schema import serializer_for
 from canfield_site.strict import StrictSerializer
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,30}")
-USERNAME_RULES = "Usernames are 3 to 30 characters: letters, digits, _ and -."
-USERNAME_TAKEN = "That username is taken."
+USERNAME_RULES = _("Usernames are 3 to 30 characters: letters, digits, _ and -.")
+USERNAME_TAKEN = _("That username is taken.")
 
 
 def username_taken(username: str) -> bool:
@@ -28,7 +29,9 @@ class SignupSerializer(StrictSerializer):
         # (the pattern, with its lengths, is for the schema; validate_username checks the whole
         # text, which Python's $ does not: it matches before a final newline)
         validators=[RegexValidator(f"^{USERNAME_RE.pattern}$", USERNAME_RULES)],
-        help_text=USERNAME_RULES + " Unique ignoring case.",
+        help_text=(
+            "Usernames are 3 to 30 characters: letters, digits, _ and -. Unique ignoring case."
+        ),
     )
     password = strict.CharField(max_length=128, write_only=True)
 

@@ -14,6 +14,7 @@ from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
@@ -95,7 +96,7 @@ class LoginView(APIView):
         )
         if user is None:
             limits.failed()
-            raise ApiError(400, "invalid_credentials", "Wrong username or password.")
+            raise ApiError(400, "invalid_credentials", _("Wrong username or password."))
         token = fresh_token(user)  # the current one, or a new one once it has expired
         login(request._request, user)
         return Response(auth_result(user, token))

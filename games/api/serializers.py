@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -129,11 +130,13 @@ class ActionSerializer(strict.StrictSerializer):
         has_action = "action" in attrs
         has_tap = "tap" in attrs
         if has_action == has_tap:
-            raise serializers.ValidationError("Send exactly one of 'action' and 'tap'.")
+            raise serializers.ValidationError(_("Send exactly one of 'action' and 'tap'."))
         if has_action:
             tap_only = sorted({"index", "double_click"} & set(self.initial_data))
             if tap_only:
-                raise serializers.ValidationError({name: "Only a tap has it." for name in tap_only})
+                raise serializers.ValidationError(
+                    {name: _("Only a tap has it.") for name in tap_only}
+                )
         return attrs
 
     def to_play(self) -> str | dict[str, Any]:

@@ -3,7 +3,7 @@
 export class ApiError extends Error {
   constructor(status, body) {
     const data = body && typeof body === "object" ? body : {};
-    super(data.message || data.detail || `Request failed (${status})`);
+    super(data.message || data.detail || interpolate(gettext("Request failed (%(status)s)"), { status }, true));
     this.name = "ApiError";
     this.status = status;
     this.code = data.code || `http_${status}`;
@@ -53,7 +53,7 @@ export async function request(method, url, body) {
   try {
     response = await fetch(url, options);
   } catch (err) {
-    throw new ApiError(0, { code: "network", message: "The server cannot be reached. Check your connection." });
+    throw new ApiError(0, { code: "network", message: gettext("The server cannot be reached. Check your connection.") });
   }
   noteServerTime(response);
   let data = null;

@@ -19,7 +19,7 @@ form.addEventListener("submit", async (e) => {
   const username = form.elements.username.value.trim();
   const password = form.elements.password.value;
   if (mode === "signup" && password !== form.elements.password2.value) {
-    error.textContent = "The two passwords differ.";
+    error.textContent = gettext("The two passwords differ.");
     form.elements.password2.setAttribute("aria-invalid", "true");
     form.elements.password2.focus();
     return;

@@ -1,8 +1,8 @@
 // Draws a player_view() state: stock, waste, reserve, four foundations, four fanned columns.
 // The board decides nothing about legality; `legal` (the server's list of tokens) only marks
 // which cards can be picked up and where they may be dropped.
-import { backElement, cardElement, cardName, rankName, suitName } from "./cards.js";
-import { h, reducedMotion, svgUse } from "./ui.js";
+import { backElement, cardElement, cardName, rankName } from "./cards.js";
+import { fmt, formatNumber, h, reducedMotion, svgUse } from "./ui.js";
 
 export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
 export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
@@ -19,17 +19,33 @@ export function moveToken(src, count, dst) {
   return `${src}${src.startsWith("T") && count > 1 ? `:${count}` : ""}-${dst}`;
 }
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/** "5 cards", in the page's language. */
+export function cardCount(n) {
+  return fmt(ngettext("%(count)s card", "%(count)s cards", n), { count: formatNumber(n) });
+}
+
+const FOUNDATION_NAMES = {
+  S: gettext("Spades foundation"),
+  H: gettext("Hearts foundation"),
+  D: gettext("Diamonds foundation"),
+  C: gettext("Clubs foundation"),
+};
+
+export function foundationName(suit) {
+  return FOUNDATION_NAMES[suit] || gettext("Foundation");
+}
+
+export function columnName(n) {
+  return fmt(gettext("Column %(n)s"), { n });
 }
 
 export function pileName(pile, state) {
-  if (pile === "S") return "Stock";
-  if (pile === "W") return "Waste";
-  if (pile === "R") return "Reserve";
-  if (pile.startsWith("T")) return `Column ${pile.slice(1)}`;
+  if (pile === "S") return gettext("Stock");
+  if (pile === "W") return gettext("Waste");
+  if (pile === "R") return gettext("Reserve");
+  if (pile.startsWith("T")) return columnName(pile.slice(1));
   const f = state?.foundations?.[Number(pile.slice(1)) - 1];
-  return f ? `${suitName(f.suit)[0].toUpperCase()}${suitName(f.suit).slice(1)} foundation` : `Foundation ${pile.slice(1)}`;
+  return f ? foundationName(f.suit) : fmt(gettext("Foundation %(n)s"), { n: pile.slice(1) });
 }
 
 export class Board {
@@ -66,12 +82,12 @@ export class Board {
     this.root.classList.toggle("draw-3", state.draw !== 1);
     this.root.classList.toggle("won", Boolean(state.won));
     this.root.replaceChildren(
-      h("div.area.area-stock", {}, this.stockPile(state), h("span.caption", {}, "Stock")),
-      h("div.area.area-waste", {}, this.wastePile(state), h("span.caption", {}, "Waste")),
-      h("div.area.area-reserve", {}, this.reservePile(state), h("span.caption", {}, "Reserve")),
-      h("div.area.area-foundations", { role: "group", "aria-label": "Foundations" },
+      h("div.area.area-stock", {}, this.stockPile(state), h("span.caption", {}, gettext("Stock"))),
+      h("div.area.area-waste", {}, this.wastePile(state), h("span.caption", {}, gettext("Waste"))),
+      h("div.area.area-reserve", {}, this.reservePile(state), h("span.caption", {}, gettext("Reserve"))),
+      h("div.area.area-foundations", { role: "group", "aria-label": gettext("Foundations") },
         state.foundations.map((f, i) => this.foundationPile(f, i))),
-      h("div.area.area-columns", { role: "group", "aria-label": "Columns" },
+      h("div.area.area-columns", { role: "group", "aria-label": gettext("Columns") },
         state.columns.map((c, i) => this.columnPile(c, i))),
     );
     this.layoutColumns();
@@ -84,9 +100,9 @@ export class Board {
   stockPile(state) {
     const count = state.stock.count;
     const wasteCount = state.waste.count;
-    let label = `Stock, ${plural(count, "card")}`;
-    if (count) label += ", draw";
-    else if (wasteCount) label += ", recycle the waste";
+    let label = fmt(gettext("Stock, %(cards)s"), { cards: cardCount(count) });
+    if (count) label = fmt(gettext("%(pile)s, draw"), { pile: label });
+    else if (wasteCount) label = fmt(gettext("%(pile)s, recycle the waste"), { pile: label });
     const pile = h("div.pile.stock", {
       dataset: { pile: "S" },
       role: "button",
@@ -99,7 +115,7 @@ export class Board {
     } else {
       pile.append(h("div.slot", {}, wasteCount ? svgUse("icon-recycle", "slot-icon") : null));
     }
-    pile.append(h("span.badge", { "aria-hidden": "true" }, count));
+    pile.append(h("span.badge", { "aria-hidden": "true" }, formatNumber(count)));
     return pile;
   }
 
@@ -115,12 +131,12 @@ export class Board {
       el.dataset.index = String(i);
       el.style.setProperty("--i", i);
       if (i === cards.length - 1) {
-        this.makeCardActive(el, "W", `Waste, ${plural(count, "card")}, top ${cardName(card)}`);
+        this.makeCardActive(el, "W", fmt(gettext("Waste, %(cards)s, top %(card)s"), { cards: cardCount(count), card: cardName(card) }));
       }
       pile.append(el);
     });
     pile.style.setProperty("--n", cards.length);
-    if (count) pile.append(h("span.badge", { "aria-hidden": "true" }, count));
+    if (count) pile.append(h("span.badge", { "aria-hidden": "true" }, formatNumber(count)));
     return pile;
   }
 
@@ -131,21 +147,21 @@ export class Board {
       const el = cardElement(top);
       el.dataset.pile = "R";
       el.dataset.index = "0";
-      this.makeCardActive(el, "R", `Reserve, ${plural(count, "card")}, top ${cardName(top)}`);
+      this.makeCardActive(el, "R", fmt(gettext("Reserve, %(cards)s, top %(card)s"), { cards: cardCount(count), card: cardName(top) }));
       if (count > 1) pile.classList.add("stacked");
       pile.append(el);
     } else {
-      pile.append(h("div.slot", {}, h("span.slot-text", {}, "empty")));
-      pile.setAttribute("aria-label", "Reserve, empty");
+      pile.append(h("div.slot", {}, h("span.slot-text", {}, pgettext("pile", "empty"))));
+      pile.setAttribute("aria-label", gettext("Reserve, empty"));
     }
-    pile.append(h("span.badge", { "aria-hidden": "true", dataset: { testid: "reserve-count" } }, count));
+    pile.append(h("span.badge", { "aria-hidden": "true", dataset: { testid: "reserve-count" } }, formatNumber(count)));
     return pile;
   }
 
   foundationPile(f, i) {
     const id = FOUNDATION_IDS[i];
     const cards = f.cards || [];
-    const name = `${suitName(f.suit)[0].toUpperCase()}${suitName(f.suit).slice(1)} foundation`;
+    const name = foundationName(f.suit);
     const pile = h("div.pile.foundation", {
       dataset: { pile: id, suit: f.suit },
       tabIndex: this.interactive ? 0 : -1,
@@ -166,9 +182,9 @@ export class Board {
       if (this.sources.has(id)) el.classList.add("playable");
       pile.append(el);
       if (cards.length === 13) pile.classList.add("complete");
-      pile.setAttribute("aria-label", `${name}, ${plural(cards.length, "card")}, top ${cardName(top)}`);
+      pile.setAttribute("aria-label", fmt(gettext("%(pile)s, %(cards)s, top %(card)s"), { pile: name, cards: cardCount(cards.length), card: cardName(top) }));
     } else {
-      pile.setAttribute("aria-label", `${name}, empty, starts with the ${rankName(f.start)}`);
+      pile.setAttribute("aria-label", fmt(gettext("%(pile)s, empty, starts with the %(rank)s"), { pile: name, rank: rankName(f.start) }));
     }
     pile.append(h("span.badge.badge-small", { "aria-hidden": "true" }, `${cards.length}/13`));
     return pile;
@@ -180,15 +196,17 @@ export class Board {
     if (!cards.length) {
       pile.append(h("div.slot"));
       pile.tabIndex = this.interactive ? 0 : -1;
-      pile.setAttribute("aria-label", `Column ${i + 1}, empty`);
+      pile.setAttribute("aria-label", fmt(gettext("%(pile)s, empty"), { pile: columnName(i + 1) }));
     }
     cards.forEach((card, index) => {
       const el = cardElement(card);
       el.dataset.pile = id;
       el.dataset.index = String(index);
       const run = cards.length - index;
-      const where = run === 1 ? "last card" : `card ${index + 1} of ${cards.length}`;
-      this.makeCardActive(el, `${id}:${run}`, `Column ${i + 1}, ${where}, ${cardName(card)}`);
+      const where = run === 1
+        ? gettext("last card")
+        : fmt(gettext("card %(n)s of %(count)s"), { n: index + 1, count: cards.length });
+      this.makeCardActive(el, `${id}:${run}`, fmt(gettext("%(pile)s, %(where)s, %(card)s"), { pile: columnName(i + 1), where, card: cardName(card) }));
       pile.append(el);
     });
     return pile;

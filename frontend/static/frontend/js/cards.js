@@ -1,10 +1,30 @@
 // Drawing cards: CSS boxes with inline SVG suit symbols. Only names and looks; no rules here.
 import { h, svgUse } from "./ui.js";
 
-const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+// A card's name is one phrase per rank with the suit in it ("queen of %(suit)s"): languages
+// join them differently (Turkish "sinek kızı", Finnish "risti kuningatar", Albanian "çikë spathi").
+const SUIT_NAMES = {
+  S: pgettext("suit", "spades"), H: pgettext("suit", "hearts"),
+  D: pgettext("suit", "diamonds"), C: pgettext("suit", "clubs"),
+};
 const RANK_NAMES = {
-  A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-  8: "eight", 9: "nine", T: "ten", J: "jack", Q: "queen", K: "king",
+  A: pgettext("rank", "ace"), 2: pgettext("rank", "two"), 3: pgettext("rank", "three"),
+  4: pgettext("rank", "four"), 5: pgettext("rank", "five"), 6: pgettext("rank", "six"),
+  7: pgettext("rank", "seven"), 8: pgettext("rank", "eight"), 9: pgettext("rank", "nine"),
+  T: pgettext("rank", "ten"), J: pgettext("rank", "jack"), Q: pgettext("rank", "queen"),
+  K: pgettext("rank", "king"),
+};
+const CARD_NAMES = {
+  A: gettext("ace of %(suit)s"), 2: gettext("two of %(suit)s"), 3: gettext("three of %(suit)s"),
+  4: gettext("four of %(suit)s"), 5: gettext("five of %(suit)s"), 6: gettext("six of %(suit)s"),
+  7: gettext("seven of %(suit)s"), 8: gettext("eight of %(suit)s"), 9: gettext("nine of %(suit)s"),
+  T: gettext("ten of %(suit)s"), J: gettext("jack of %(suit)s"), Q: gettext("queen of %(suit)s"),
+  K: gettext("king of %(suit)s"),
+};
+// A suit inside a card's name ("of clubs"): some languages inflect it there.
+const SUIT_IN_NAME = {
+  S: pgettext("suit in a card's name", "spades"), H: pgettext("suit in a card's name", "hearts"),
+  D: pgettext("suit in a card's name", "diamonds"), C: pgettext("suit in a card's name", "clubs"),
 };
 
 export const rankOf = (card) => card.slice(0, -1);
@@ -14,9 +34,11 @@ export const rankLabel = (rank) => (rank === "T" ? "10" : rank);
 export const rankName = (rank) => RANK_NAMES[rank] || rank;
 export const suitName = (suit) => SUIT_NAMES[suit] || suit;
 
-/** "QC" -> "queen of clubs" */
+/** "QC" -> "queen of clubs" (in the page's language) */
 export function cardName(card) {
-  return `${rankName(rankOf(card))} of ${suitName(suitOf(card))}`;
+  const template = CARD_NAMES[rankOf(card)];
+  const suit = SUIT_IN_NAME[suitOf(card)] || suitOf(card);
+  return template ? interpolate(template, { suit }, true) : card;
 }
 
 /** A face-up card element; data-card carries its name ("QC"). */

@@ -1,10 +1,10 @@
 // The game page: draws the server's state and sends every tap, drop and undo to the REST API.
 import { api, serverNow } from "./api.js";
-import { Board, moveToken, pileName } from "./board.js";
+import { Board, cardCount, moveToken, pileName } from "./board.js";
 import { cardName } from "./cards.js";
 import { DragController } from "./drag.js";
 import { bindNewGameForm } from "./newgame.js";
-import { copyText, formatDuration, formatDay, resultLabel, showError, toast } from "./ui.js";
+import { copyText, fmt, formatDuration, formatDay, formatNumber, resultLabel, showError, toast } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
 
@@ -54,7 +54,7 @@ function send(body, renderOptions = {}) {
       return changed;
     } catch (err) {
       if (err.code === "stale_ply" || err.code === "game_over" || (err.status === 409 && err.code !== "game_too_long")) {
-        toast("The game was changed elsewhere: the board is up to date again.", "info");
+        toast(gettext("The game was changed elsewhere: the board is up to date again."), "info");
         await load().catch(() => {});
       } else {
         toast(err.message, "error");
@@ -98,13 +98,15 @@ function show(next, renderOptions = {}) {
 function drawHud() {
   const s = game.state;
   const title = game.kind === "daily"
-    ? `Daily deal${game.daily_date ? ` · ${formatDay(game.daily_date)}` : ""}`
-    : "Practice";
-  root.querySelector("[data-title]").textContent = `${title} · Draw ${game.draw}${game.variant === "classic" ? " · Classic" : ""}`;
+    ? (game.daily_date ? fmt(gettext("Daily deal · %(day)s"), { day: formatDay(game.daily_date) }) : gettext("Daily deal"))
+    : gettext("Practice");
+  const parts = [title, fmt(gettext("Draw %(n)s"), { n: game.draw })];
+  if (game.variant === "classic") parts.push(gettext("Classic"));
+  root.querySelector("[data-title]").textContent = parts.join(" · ");
   document.title = `${title} · Canfield Online`;
-  root.querySelector("[data-score]").textContent = game.score;
-  root.querySelector("[data-actions]").textContent = game.actions;
-  root.querySelector("[data-reserve]").textContent = s.reserve.count;
+  root.querySelector("[data-score]").textContent = formatNumber(game.score);
+  root.querySelector("[data-actions]").textContent = formatNumber(game.actions);
+  root.querySelector("[data-reserve]").textContent = formatNumber(s.reserve.count);
   const codeBox = root.querySelector("[data-code-box]");
   codeBox.hidden = !game.code;
   root.querySelector("[data-code]").textContent = game.code || "";
@@ -132,20 +134,22 @@ setInterval(tick, 1000);
 
 function announce(next) {
   const token = next.applied;
-  let text = `Played ${token}.`;
-  if (token === "D") text = "Drew from the stock.";
-  else if (token === "C") text = "Turned the waste over onto the stock.";
-  else if (token === "U") text = "Undone.";
+  let text = fmt(gettext("Played %(action)s."), { action: token });
+  if (token === "D") text = gettext("Drew from the stock.");
+  else if (token === "C") text = gettext("Turned the waste over onto the stock.");
+  else if (token === "U") text = gettext("Undone.");
   const top = next.state.waste.cards.at(-1);
-  if ((token === "D" || token === "U") && top) text += ` Waste top ${cardName(top)}.`;
-  announcer.textContent = `${text} Score ${next.score}.`;
+  if ((token === "D" || token === "U") && top) text += ` ${fmt(gettext("Waste top %(card)s."), { card: cardName(top) })}`;
+  announcer.textContent = `${text} ${fmt(gettext("Score %(score)s."), { score: formatNumber(next.score) })}`;
 }
 
 function showWin() {
   winShown = true;
   const time = root.querySelector("[data-timer]").textContent;
-  winBanner.querySelector("[data-win-summary]").textContent =
-    `Score ${game.score} in ${game.actions} actions, ${time}.`;
+  winBanner.querySelector("[data-win-summary]").textContent = fmt(
+    ngettext("Score %(score)s in %(count)s action, %(time)s.", "Score %(score)s in %(count)s actions, %(time)s.", game.actions),
+    { score: formatNumber(game.score), count: formatNumber(game.actions), time },
+  );
   winBanner.querySelector("[data-win-replay]").href = `/games/${game.id}/replay/`;
   winBanner.hidden = false;
   winBanner.querySelector("[data-win-close]").focus();
@@ -190,7 +194,7 @@ boardEl.addEventListener("keydown", (e) => {
       if (place.pile !== pile && (place.pile.startsWith("T") || place.pile.startsWith("F"))) {
         move(pile, count, place.pile);
       } else {
-        announcer.textContent = "Put back.";
+        announcer.textContent = gettext("Put back.");
       }
       return;
     }
@@ -209,10 +213,13 @@ boardEl.addEventListener("keydown", (e) => {
     if (index === null) return;
     const count = board.runLength(pile, index);
     setPicked({ pile, index, count });
-    announcer.textContent = `Picked up ${count === 1 ? "one card" : `${count} cards`} from ${pileName(pile, game.state)}. Move to a pile and press Enter to drop, Escape to cancel.`;
+    announcer.textContent = fmt(
+      gettext("Picked up %(cards)s from %(pile)s. Move to a pile and press Enter to drop, Escape to cancel."),
+      { cards: cardCount(count), pile: pileName(pile, game.state) },
+    );
   } else if (e.key === "Escape" && picked) {
     setPicked(null);
-    announcer.textContent = "Cancelled.";
+    announcer.textContent = gettext("Cancelled.");
   }
 });
 
@@ -234,13 +241,15 @@ undoButton.addEventListener("click", undo);
 
 root.querySelector("[data-copy-code]").addEventListener("click", async () => {
   const ok = await copyText(game.code);
-  toast(ok ? `Copied ${game.code}` : "Copy failed: select the code and copy it.", ok ? "success" : "error");
+  toast(ok ? fmt(gettext("Copied %(code)s"), { code: game.code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
 });
 
 root.querySelector("[data-resign]").addEventListener("click", async () => {
   if (!inPlay()) return;
-  const ranked = game.kind === "daily" ? " This is your ranked attempt for today." : "";
-  if (!window.confirm(`Resign this game?${ranked}`)) return;
+  const question = game.kind === "daily"
+    ? gettext("Resign this game? This is your ranked attempt for today.")
+    : gettext("Resign this game?");
+  if (!window.confirm(question)) return;
   try {
     show(await api.post(`/api/games/${gameId}/resign/`), { animate: false });
   } catch (err) {

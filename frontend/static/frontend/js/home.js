@@ -1,16 +1,16 @@
 // Home: today's deal and my ranked attempt, practice games, my recent games.
 import { api, serverNow } from "./api.js";
 import { bindNewGameForm } from "./newgame.js";
-import { formatDay, h, resultLabel, showError, toast } from "./ui.js";
+import { fmt, formatDay, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
 const dailyBody = document.querySelector("[data-daily-body]");
 const recentBox = document.querySelector("[data-recent]");
 
 function facts(game) {
   return h("dl.daily-facts", {},
-    h("div", {}, h("dt", {}, "Score"), h("dd", {}, game.score)),
-    h("div", {}, h("dt", {}, "Foundations"), h("dd", {}, `${game.foundation_cards}/52`)),
-    h("div", {}, h("dt", {}, "Actions"), h("dd", {}, game.actions)),
+    h("div", {}, h("dt", {}, gettext("Score")), h("dd", {}, formatNumber(game.score))),
+    h("div", {}, h("dt", {}, gettext("Foundations")), h("dd", {}, `${formatNumber(game.foundation_cards)}/52`)),
+    h("div", {}, h("dt", {}, gettext("Actions")), h("dd", {}, formatNumber(game.actions))),
   );
 }
 
@@ -43,37 +43,42 @@ async function loadDaily() {
   if (left > 0) {
     const hours = Math.floor(left / 3600000);
     const minutes = Math.floor((left % 3600000) / 60000);
-    dateLine.textContent += ` · ends in ${hours ? `${hours} h ` : ""}${minutes} min`;
+    const ends = hours
+      ? fmt(gettext("ends in %(hours)s h %(minutes)s min"), { hours, minutes })
+      : fmt(gettext("ends in %(minutes)s min"), { minutes });
+    dateLine.textContent += ` · ${ends}`;
   }
-  const board = h("a.button", { href: "/leaderboard/" }, "Leaderboard");
+  const board = h("a.button", { href: "/leaderboard/" }, gettext("Leaderboard"));
   const game = daily.attempt;
   if (!game) {
-    const play = h("button.button.primary.big", { type: "button", "data-testid": "play-daily" }, "Play today's deal");
+    const play = h("button.button.primary.big", { type: "button", "data-testid": "play-daily" }, gettext("Play today's deal"));
     play.addEventListener("click", () => startDaily(play));
     dailyBody.replaceChildren(
-      h("p", {}, "Everyone gets the same deal today. You have one ranked attempt: the clock starts with your first move."),
+      h("p", {}, gettext("Everyone gets the same deal today. You have one ranked attempt: the clock starts with your first move.")),
       h("div.daily-status", {}, play, board),
     );
   } else if (game.status === "in_progress") {
     dailyBody.replaceChildren(
-      h("p", {}, h("span.pill.pill-in_progress", {}, "In progress"), " Your ranked attempt is waiting."),
+      h("p", {}, h("span.pill.pill-in_progress", {}, resultLabel("in_progress")), " ", gettext("Your ranked attempt is waiting.")),
       facts(game),
-      h("div.daily-status", {}, h("a.button.primary.big", { href: `/games/${game.id}/` }, "Continue"), board),
+      h("div.daily-status", {}, h("a.button.primary.big", { href: `/games/${game.id}/` }, gettext("Continue")), board),
     );
   } else {
     dailyBody.replaceChildren(
-      h("p", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result)), " Your attempt is over. Come back tomorrow for a new deal."),
+      h("p", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result)), " ", gettext("Your attempt is over. Come back tomorrow for a new deal.")),
       facts(game),
       h("div.daily-status", {},
-        h("a.button.primary", { href: "/leaderboard/" }, "See the leaderboard"),
-        h("a.button", { href: `/games/${game.id}/replay/` }, "Replay my game")),
+        h("a.button.primary", { href: "/leaderboard/" }, gettext("See the leaderboard")),
+        h("a.button", { href: `/games/${game.id}/replay/` }, gettext("Replay my game"))),
     );
   }
 }
 
 function gameName(game) {
-  if (game.kind === "daily") return `Daily ${game.daily_date || ""}`;
-  return game.code || "Practice";
+  if (game.kind === "daily") {
+    return game.daily_date ? fmt(gettext("Daily %(day)s"), { day: formatDay(game.daily_date) }) : gettext("Daily deal");
+  }
+  return game.code || gettext("Practice");
 }
 
 async function loadRecent() {
@@ -86,23 +91,23 @@ async function loadRecent() {
   }
   const games = page.results || [];
   if (!games.length) {
-    recentBox.replaceChildren(h("p.muted", {}, "No games yet. Start one above."));
+    recentBox.replaceChildren(h("p.muted", {}, gettext("No games yet. Start one above.")));
     return;
   }
   const rows = games.slice(0, 12).map((game) => h("tr", {},
     h("td", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
-    h("td", {}, `Draw ${game.draw}${game.variant === "classic" ? " · classic" : ""}`),
+    h("td", {}, fmt(gettext("Draw %(n)s"), { n: game.draw }) + (game.variant === "classic" ? ` · ${gettext("classic")}` : "")),
     h("td", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result))),
-    h("td.num", {}, game.score),
-    h("td.num", {}, game.actions),
+    h("td.num", {}, formatNumber(game.score)),
+    h("td.num", {}, formatNumber(game.actions)),
     h("td", {}, game.status === "in_progress"
-      ? h("a", { href: `/games/${game.id}/` }, "Continue")
-      : h("a", { href: `/games/${game.id}/replay/` }, "Replay")),
+      ? h("a", { href: `/games/${game.id}/` }, gettext("Continue"))
+      : h("a", { href: `/games/${game.id}/replay/` }, gettext("Replay"))),
   ));
   recentBox.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
     h("thead", {}, h("tr", {},
-      h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Mode"), h("th", { scope: "col" }, "Status"),
-      h("th.num", { scope: "col" }, "Score"), h("th.num", { scope: "col" }, "Actions"), h("th", { scope: "col" }, h("span.sr-only", {}, "Open")))),
+      h("th", { scope: "col" }, gettext("Game")), h("th", { scope: "col" }, gettext("Mode")), h("th", { scope: "col" }, gettext("Status")),
+      h("th.num", { scope: "col" }, gettext("Score")), h("th.num", { scope: "col" }, gettext("Actions")), h("th", { scope: "col" }, h("span.sr-only", {}, gettext("Open"))))),
     h("tbody", {}, rows),
   )));
 }

@@ -1,7 +1,7 @@
 // A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
 import { api } from "./api.js";
 import { LiveBoard, stamp } from "./live.js";
-import { formatDay, formatDuration, h, resultLabel, showError, toast } from "./ui.js";
+import { fmt, formatDay, formatDuration, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-leaderboard]");
 const day = root.dataset.day;
@@ -34,14 +34,14 @@ function rowElement(row) {
   const changed = previous.size && JSON.stringify(previous.get(row.player)) !== JSON.stringify(row);
   const tr = h(`tr${row.player === me ? ".me" : ""}${changed ? ".flash" : ""}${row.rank === 1 ? ".rank-1" : ""}`,
     { dataset: { player: row.player } },
-    h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : row.rank ?? "–"),
+    h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : (row.rank ? formatNumber(row.rank) : "–")),
     h("td", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
     h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-    h("td.num", { dataset: { col: "cards" } }, row.foundation_cards),
-    h("td.num", { dataset: { col: "actions" } }, row.actions),
+    h("td.num", { dataset: { col: "cards" } }, formatNumber(row.foundation_cards)),
+    h("td.num", { dataset: { col: "actions" } }, formatNumber(row.actions)),
     h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" } }, formatDuration(seconds(row) * 1000)),
-    h("td.num", { dataset: { col: "score" } }, row.score),
-    h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
+    h("td.num", { dataset: { col: "score" } }, formatNumber(row.score)),
+    h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
   );
   tr._row = row;
   return tr;
@@ -55,7 +55,7 @@ function render(board) {
   else myRow = rows.find((r) => r.player === me) || (myRow && myRow.rank > rows.length ? myRow : null);
   if (!rows.length) {
     rowsBody.replaceChildren(h("tr.empty-row", {}, h("td", { colSpan: 8 },
-      isLive ? "Nobody has played today's deal yet. Be the first!" : "Nobody played this deal.")));
+      isLive ? gettext("Nobody has played today's deal yet. Be the first!") : gettext("Nobody played this deal."))));
   } else {
     rowsBody.replaceChildren(...rows.map(rowElement));
   }
@@ -63,8 +63,12 @@ function render(board) {
   meBody.replaceChildren(...(myRow && !mineShown ? [rowElement(myRow)] : []));
   previous = new Map(rows.map((r) => [r.player, r]));
   const count = board.count ?? rows.length;
-  root.querySelector("[data-board-summary]").textContent =
-    `${count} ${count === 1 ? "player" : "players"}${isLive ? " so far" : ""}.`;
+  root.querySelector("[data-board-summary]").textContent = fmt(
+    isLive
+      ? ngettext("%(count)s player so far.", "%(count)s players so far.", count)
+      : ngettext("%(count)s player.", "%(count)s players.", count),
+    { count: formatNumber(count) },
+  );
 }
 
 function tickTimes() {
@@ -76,7 +80,7 @@ function tickTimes() {
 function showCode(board) {
   const box = root.querySelector("[data-deal-code]");
   if (!board.code) return;
-  const play = h("button.button", { type: "button" }, "Play this deal");
+  const play = h("button.button", { type: "button" }, gettext("Play this deal"));
   play.addEventListener("click", async () => {
     try {
       const game = await api.post("/api/games/", { code: board.code });
@@ -85,7 +89,7 @@ function showCode(board) {
       toast(err.message, "error");
     }
   });
-  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), me ? play : null);
+  box.replaceChildren(h("span", {}, gettext("Deal code"), " "), h("code", {}, board.code), me ? play : null);
   box.hidden = false;
 }
 
@@ -95,9 +99,9 @@ function showPager(board) {
   pager.hidden = false;
   const link = (n, label) => h("a.button", { href: `?page=${n}`, "aria-current": n === board.page ? "page" : null }, label);
   pager.replaceChildren(
-    board.page > 1 ? link(board.page - 1, "← Better") : null,
-    h("span", {}, `Page ${board.page} of ${board.pages}`),
-    board.page < board.pages ? link(board.page + 1, "Next →") : null,
+    board.page > 1 ? link(board.page - 1, gettext("← Better")) : null,
+    h("span", {}, fmt(gettext("Page %(page)s of %(pages)s"), { page: formatNumber(board.page), pages: formatNumber(board.pages) })),
+    board.page < board.pages ? link(board.page + 1, gettext("Next →")) : null,
   );
 }
 
@@ -109,7 +113,9 @@ async function loadDays() {
     for (const d of days) {
       list.append(h("li", {}, h("a", { href: `/leaderboard/${d.date}/`, "aria-current": d.date === day ? "page" : null },
         h("span", {}, formatDay(d.date)),
-        d.players !== undefined && d.players !== null ? h("span.muted", {}, `${d.winners ?? 0}/${d.players} won`) : null)));
+        d.players !== undefined && d.players !== null
+          ? h("span.muted", {}, fmt(ngettext("%(winners)s/%(count)s won", "%(winners)s/%(count)s won", d.players), { winners: formatNumber(d.winners ?? 0), count: formatNumber(d.players) }))
+          : null)));
     }
   } catch {
     // the list of days is a convenience; the board stands without it
@@ -144,7 +150,10 @@ async function start() {
       if (!liveState) return;
       liveState.dataset.state = state;
       liveState.textContent = {
-        live: "Live", connecting: "Connecting…", offline: "Reconnecting…", paused: "Live updates paused",
+        live: pgettext("leaderboard", "Live"),
+        connecting: gettext("Connecting…"),
+        offline: gettext("Reconnecting…"),
+        paused: gettext("Live updates paused"),
       }[state];
     },
   });

@@ -46,7 +46,7 @@ export function bindNewGameForm(form, { onCancel } = {}) {
     if (form.elements.deal.value === "code") {
       const code = codeInput.value.trim().toUpperCase();
       if (!code) {
-        error.textContent = "Enter a game code such as CF1-D3-AAAAACL.";
+        error.textContent = interpolate(gettext("Enter a game code such as %(example)s."), { example: "CF1-D3-AAAAACL" }, true);
         codeInput.focus();
         return;
       }
@@ -60,7 +60,7 @@ export function bindNewGameForm(form, { onCancel } = {}) {
       location.assign(`/games/${game.id}/`);
     } catch (err) {
       if (err.status === 401 || err.status === 403) {
-        error.textContent = "Log in to play.";
+        error.textContent = gettext("Log in to play.");
       } else {
         error.textContent = err.message;
       }

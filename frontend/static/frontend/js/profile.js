@@ -1,6 +1,6 @@
 // A player's page: stats over their daily deals and their history, with replays.
 import { api } from "./api.js";
-import { formatDay, formatDuration, h, resultLabel, showError } from "./ui.js";
+import { fmt, formatDay, formatDuration, formatNumber, formatPercent, h, resultLabel, showError } from "./ui.js";
 
 const root = document.querySelector("[data-profile]");
 const name = root.dataset.player;
@@ -22,42 +22,43 @@ async function start() {
   const s = data.stats || {};
   root.querySelector("[data-player-name]").textContent = data.player || name;
   document.title = `${data.player || name} · Canfield Online`;
-  stat("played", s.played ?? 0);
-  stat("won", s.won ?? 0);
-  stat("win_rate", `${Math.round((s.win_rate ?? 0) * 100)}%`);
-  stat("best_score", s.best_score ?? "–");
-  stat("current_streak", s.current_streak ?? 0);
-  stat("longest_streak", s.longest_streak ?? 0);
+  const days = (n) => fmt(ngettext("%(count)s day", "%(count)s days", n), { count: formatNumber(n) });
+  stat("played", formatNumber(s.played ?? 0));
+  stat("won", formatNumber(s.won ?? 0));
+  stat("win_rate", formatPercent(s.win_rate ?? 0));
+  stat("best_score", s.best_score === null || s.best_score === undefined ? "–" : formatNumber(s.best_score));
+  stat("current_streak", days(s.current_streak ?? 0));
+  stat("longest_streak", days(s.longest_streak ?? 0));
 
   const history = data.history || [];
   const box = root.querySelector("[data-history]");
   if (!history.length) {
-    box.replaceChildren(h("p.muted", {}, "No daily deals played yet."));
+    box.replaceChildren(h("p.muted", {}, gettext("No daily deals played yet.")));
     return;
   }
   box.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
     h("thead", {}, h("tr", {},
-      h("th", { scope: "col" }, "Day"), h("th.num", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Result"),
-      h("th.num", { scope: "col" }, "Cards"), h("th.num", { scope: "col" }, "Actions"), h("th.num", { scope: "col" }, "Time"),
-      h("th.num", { scope: "col" }, "Score"), h("th", { scope: "col" }, h("span.sr-only", {}, "Replay")))),
+      h("th", { scope: "col" }, gettext("Day")), h("th.num", { scope: "col" }, gettext("Rank")), h("th", { scope: "col" }, gettext("Result")),
+      h("th.num", { scope: "col" }, gettext("Cards")), h("th.num", { scope: "col" }, gettext("Actions")), h("th.num", { scope: "col" }, gettext("Time")),
+      h("th.num", { scope: "col" }, gettext("Score")), h("th", { scope: "col" }, h("span.sr-only", {}, gettext("Replay"))))),
     h("tbody", {}, history.map((row) => h("tr", {},
       h("td", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
-      h("td.num", {}, row.rank ?? "–"),
+      h("td.num", {}, row.rank === null || row.rank === undefined ? "–" : formatNumber(row.rank)),
       h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-      h("td.num", {}, row.foundation_cards),
-      h("td.num", {}, row.actions),
+      h("td.num", {}, formatNumber(row.foundation_cards)),
+      h("td.num", {}, formatNumber(row.actions)),
       h("td.num", {}, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
-      h("td.num", {}, row.score),
-      h("td", {}, row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
+      h("td.num", {}, formatNumber(row.score)),
+      h("td", {}, row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
     ))),
   )));
   if (data.pages > 1) {
     const pager = root.querySelector("[data-pager]");
     pager.hidden = false;
     pager.replaceChildren(
-      page > 1 ? h("a.button", { href: `?page=${page - 1}` }, "← Newer") : null,
-      h("span", {}, `Page ${page} of ${data.pages}`),
-      page < data.pages ? h("a.button", { href: `?page=${page + 1}` }, "Older →") : null,
+      page > 1 ? h("a.button", { href: `?page=${page - 1}` }, gettext("← Newer")) : null,
+      h("span", {}, fmt(gettext("Page %(page)s of %(pages)s"), { page: formatNumber(page), pages: formatNumber(data.pages) })),
+      page < data.pages ? h("a.button", { href: `?page=${page + 1}` }, gettext("Older →")) : null,
     );
   }
 }

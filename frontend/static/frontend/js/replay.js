@@ -2,7 +2,7 @@
 // (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { copyText, formatDay, h, resultLabel, showError, toast } from "./ui.js";
+import { copyText, fmt, formatDay, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-replay]");
 const gameId = root.dataset.gameId;
@@ -18,9 +18,9 @@ let position = 0; // 0 = the deal; n = after the n-th action
 let timer = null;
 
 function describe(token) {
-  if (token === "D") return "draw";
-  if (token === "C") return "recycle";
-  if (token === "U") return "undo";
+  if (token === "D") return pgettext("action", "draw");
+  if (token === "C") return pgettext("action", "recycle");
+  if (token === "U") return pgettext("action", "undo");
   return token;
 }
 
@@ -30,14 +30,14 @@ function go(n, { animate = true } = {}) {
   board.render(state, { animate: animate && !document.hidden });
   scrubber.value = String(position);
   const total = states.length - 1;
-  root.querySelector("[data-step]").textContent = `${position}/${total}`;
-  root.querySelector("[data-score]").textContent = state.score;
-  root.querySelector("[data-reserve]").textContent = state.reserve.count;
-  root.querySelector("[data-foundation-cards]").textContent = `${state.foundation_cards}/52`;
+  root.querySelector("[data-step]").textContent = `${formatNumber(position)}/${formatNumber(total)}`;
+  root.querySelector("[data-score]").textContent = formatNumber(state.score);
+  root.querySelector("[data-reserve]").textContent = formatNumber(state.reserve.count);
+  root.querySelector("[data-foundation-cards]").textContent = `${formatNumber(state.foundation_cards)}/52`;
   const move = position > 0 ? record.moves[position - 1] : null;
   root.querySelector("[data-caption]").textContent = move
-    ? `Action ${position}: ${describe(move.token)}`
-    : "The deal";
+    ? fmt(gettext("Action %(n)s: %(action)s"), { n: formatNumber(position), action: describe(move.token) })
+    : gettext("The deal");
   for (const button of tokenList.querySelectorAll("button[aria-current]")) button.removeAttribute("aria-current");
   const current = tokenList.querySelector(`button[data-position="${position}"]`);
   if (current) {
@@ -57,8 +57,9 @@ function go(n, { animate = true } = {}) {
 
 function setPlayButton(playing) {
   playButton.querySelector("use").setAttribute("href", playing ? "#icon-pause" : "#icon-play");
-  playButton.querySelector("span").textContent = playing ? "Pause" : "Play";
-  playButton.setAttribute("aria-label", playing ? "Pause" : "Play");
+  const label = playing ? pgettext("replay", "Pause") : pgettext("replay", "Play");
+  playButton.querySelector("span").textContent = label;
+  playButton.setAttribute("aria-label", label);
 }
 
 function play() {
@@ -80,24 +81,26 @@ function toggle() {
 }
 
 function buildTokens() {
-  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, "start"))];
+  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, pgettext("replay position", "start")))];
   record.moves.forEach((move, i) => {
     items.push(h("li", {}, h("button", {
       type: "button",
       dataset: { position: String(i + 1) },
-      title: `Action ${i + 1}: ${describe(move.token)} · score ${move.score}`,
+      title: fmt(gettext("Action %(n)s: %(action)s · score %(score)s"), { n: formatNumber(i + 1), action: describe(move.token), score: formatNumber(move.score) }),
     }, h("span.ply", {}, `${i + 1}.`), move.token)));
   });
   tokenList.replaceChildren(...items);
 }
 
 function drawHead() {
-  const kind = record.kind === "daily" ? `Daily deal${record.daily_date ? ` · ${formatDay(record.daily_date)}` : ""}` : "Practice";
-  root.querySelector("[data-title]").textContent = `${record.player} · ${kind} · Draw ${record.draw}`;
-  document.title = `Replay: ${record.player} · Canfield Online`;
+  const kind = record.kind === "daily"
+    ? (record.daily_date ? fmt(gettext("Daily deal · %(day)s"), { day: formatDay(record.daily_date) }) : gettext("Daily deal"))
+    : gettext("Practice");
+  root.querySelector("[data-title]").textContent = `${record.player} · ${kind} · ${fmt(gettext("Draw %(n)s"), { n: record.draw })}`;
+  document.title = `${fmt(gettext("Replay: %(player)s"), { player: record.player })} · Canfield Online`;
   const result = root.querySelector("[data-result]");
   result.hidden = false;
-  result.textContent = `${resultLabel(record.result)} · ${record.score}`;
+  result.textContent = `${resultLabel(record.result)} · ${formatNumber(record.score)}`;
   result.className = `pill pill-${record.status}`;
   root.querySelector("[data-code-box]").hidden = !record.code;
   root.querySelector("[data-code]").textContent = record.code || "";
@@ -120,7 +123,7 @@ tokenList.addEventListener("click", (e) => {
 });
 root.querySelector("[data-copy-code]").addEventListener("click", async () => {
   const ok = await copyText(record.code);
-  toast(ok ? `Copied ${record.code}` : "Copy failed: select the code and copy it.", ok ? "success" : "error");
+  toast(ok ? fmt(gettext("Copied %(code)s"), { code: record.code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
 });
 document.addEventListener("keydown", (e) => {
   if (!record || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -1,4 +1,27 @@
-// Small DOM helpers shared by the pages: element builder, toasts, formatting.
+// Small DOM helpers shared by the pages: element builder, toasts, formatting in the page's
+// language. The words come from Django's JavaScript catalog (/jsi18n/, loaded before the
+// modules): gettext, ngettext, pgettext and interpolate are globals.
+
+/** The page's language (<html lang>), for Intl's dates and numbers. */
+export const LANGUAGE = document.documentElement.lang || "en";
+
+/** interpolate(gettext(...)) with named %(name)s placeholders. */
+export function fmt(text, values) {
+  return interpolate(text, values, true);
+}
+
+const numberFormat = new Intl.NumberFormat(LANGUAGE);
+
+/** A number as the page's language writes it (1 234 in Finnish, 1.234 in Turkish). */
+export function formatNumber(n) {
+  if (n === null || n === undefined || n === "" || Number.isNaN(Number(n))) return n ?? "";
+  return numberFormat.format(Number(n));
+}
+
+/** A fraction 0..1 as a percentage in the page's language ("%42" in Turkish). */
+export function formatPercent(fraction) {
+  return new Intl.NumberFormat(LANGUAGE, { style: "percent", maximumFractionDigits: 0 }).format(fraction);
+}
 
 /** h("div.card.red", {dataset: {card: "QC"}}, child, ...) -> HTMLElement */
 export function h(tag, props = {}, ...children) {
@@ -52,18 +75,23 @@ export function formatDuration(ms) {
   const m = Math.floor(total / 60) % 60;
   const hours = Math.floor(total / 3600);
   const pad = (n) => String(n).padStart(2, "0");
-  return hours ? `${hours}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+  return hours ? `${hours}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`; // (the same in every language)
 }
 
 export function formatDay(isoDay) {
   if (!isoDay) return "";
   const d = new Date(`${isoDay}T00:00:00Z`);
   if (Number.isNaN(d.getTime())) return isoDay;
-  return d.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+  return d.toLocaleDateString(LANGUAGE, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 }
 
 /** How every page names a game's result (the API's `result`: won, resigned, closed, in_progress). */
-export const RESULT_LABELS = { won: "Won", resigned: "Resigned", closed: "Day over", in_progress: "In progress" };
+export const RESULT_LABELS = {
+  won: pgettext("game result", "Won"),
+  resigned: pgettext("game result", "Resigned"),
+  closed: pgettext("game result", "Day over"),
+  in_progress: pgettext("game result", "In progress"),
+};
 
 export function resultLabel(result) {
   return RESULT_LABELS[result] || result || "";
@@ -108,7 +136,7 @@ export function showError(container, err) {
   container.replaceChildren(
     h("div.notice.notice-error", { role: "alert" },
       h("p", {}, err?.message || String(err)),
-      needsLogin ? h("p", {}, h("a.button.primary", { href: loginUrl() }, "Log in"), " ", h("a.button", { href: "/signup/" }, "Sign up")) : null,
+      needsLogin ? h("p", {}, h("a.button.primary", { href: loginUrl() }, gettext("Log in")), " ", h("a.button", { href: "/signup/" }, gettext("Sign up"))) : null,
     ),
   );
 }
