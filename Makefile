@@ -14,7 +14,7 @@ LOADTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
 .NOTPARALLEL:
-.PHONY: help deps tools run test lint fmt pytest bench lock loadtest
+.PHONY: help deps tools run test lint fmt pytest bench lock loadtest messages compilemessages
 
 help:
 	@echo "make run     serve on http://$(HOST):$(PORT)/ (Daphne; migrates first)"
@@ -25,6 +25,8 @@ help:
 	@echo "make bench   run the engine, API, throughput, leaderboard and fault benchmarks (~35 min)"
 	@echo "make loadtest  Locust against two Daphne processes behind nginx (USERS=200 SECONDS=60)"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
+	@echo "make messages         update locale/*/LC_MESSAGES/*.po from the sources (then translate)"
+	@echo "make compilemessages  compile the .po catalogs into the committed .mo files"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,12 +67,29 @@ tools:
 		fi; \
 	fi
 
-run: deps
+# The translations: locale/<lang>/LC_MESSAGES/{django,djangojs}.po, compiled to .mo files that are
+# committed (a fresh clone runs without gettext's tools). `make run` and `make test` recompile them
+# where msgfmt exists, so an edited .po is never served stale; tests/i18n checks .mo against .po.
+MESSAGE_IGNORE := --ignore=.venv --ignore=staticfiles --ignore=tests --ignore=benchmarks \
+	--ignore=loadtest --ignore=artifacts
+
+messages: deps
+	$(BIN)/python manage.py makemessages -a --no-obsolete $(MESSAGE_IGNORE)
+	$(BIN)/python manage.py makemessages -d djangojs -a --no-obsolete $(MESSAGE_IGNORE)
+
+compilemessages: deps
+	@if command -v msgfmt >/dev/null 2>&1; then \
+		$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=staticfiles --verbosity 0; \
+	else \
+		echo "msgfmt is missing (apt-get install gettext): using the committed .mo files"; \
+	fi
+
+run: deps compilemessages
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(BIN)/daphne -b $(HOST) -p $(PORT) canfield_site.asgi:application
 
-test: deps tools lint pytest
+test: deps tools compilemessages lint pytest
 
 lint: deps
 	$(BIN)/ruff check .
