@@ -365,5 +365,5 @@ def translate(code: str, message: str) -> str:
     for pattern, render in _RULES:
         match = pattern.fullmatch(message)
         if match is not None:
-            return render(match.groupdict())
+            return _capital(render(match.groupdict()))
     return _GENERAL[code]()
