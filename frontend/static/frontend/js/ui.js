@@ -78,10 +78,18 @@ export function formatDuration(ms) {
   return hours ? `${hours}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`; // (the same in every language)
 }
 
+// Some browsers carry no date names for some languages (Chromium has none for Albanian): they
+// get the date in figures, as the language writes it, rather than in English.
+const intlSpeaksLanguage = Intl.DateTimeFormat.supportedLocalesOf([LANGUAGE]).length > 0;
+
 export function formatDay(isoDay) {
   if (!isoDay) return "";
   const d = new Date(`${isoDay}T00:00:00Z`);
   if (Number.isNaN(d.getTime())) return isoDay;
+  if (!intlSpeaksLanguage) {
+    const [year, month, day] = isoDay.split("-").map(Number);
+    return interpolate(pgettext("numeric date", "%(month)s/%(day)s/%(year)s"), { year, month, day }, true);
+  }
   return d.toLocaleDateString(LANGUAGE, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 }
 
