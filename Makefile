@@ -40,8 +40,9 @@ $(STAMP): requirements-dev.lock | $(BIN)/python
 
 deps: $(STAMP)
 
-# Debian's Chromium for the browser tests, nginx for the test of deploy/nginx.conf and
-# docker-compose for the compose file check; installed when missing and we are root (as on CI),
+# Debian's Chromium for the browser tests, nginx for the test of deploy/nginx.conf,
+# gettext for the catalogs' tests (makemessages, msgfmt) and docker-compose for the compose file
+# check; installed when missing and we are root (as on CI),
 # else a clear failure.
 tools:
 	@if [ ! -x /usr/bin/chromium ]; then \
@@ -56,6 +57,13 @@ tools:
 			apt-get update -q && apt-get install -y -q --no-install-recommends nginx; \
 		else \
 			echo "nginx is missing: apt-get install nginx (as root)" >&2; exit 1; \
+		fi; \
+	fi
+	@if ! command -v msgfmt >/dev/null 2>&1 || ! command -v xgettext >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -q && apt-get install -y -q --no-install-recommends gettext; \
+		else \
+			echo "gettext is missing: apt-get install gettext (as root)" >&2; exit 1; \
 		fi; \
 	fi
 	@if ! command -v docker-compose >/dev/null 2>&1; then \
