@@ -82,6 +82,6 @@ class LanguagePreferenceMiddleware:
                 domain=settings.LANGUAGE_COOKIE_DOMAIN,
                 secure=settings.LANGUAGE_COOKIE_SECURE,
                 httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
-                samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,  # type: ignore[arg-type]
             )
         return response

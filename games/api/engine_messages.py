@@ -101,6 +101,8 @@ def _cards(count: int) -> str:
     return ngettext("%(count)d card", "%(count)d cards", count) % {"count": count}
 
 
+_SUIT_BY_NAME: dict[str, str] = {"spades": "S", "hearts": "H", "diamonds": "D", "clubs": "C"}
+
 _Rule = tuple[re.Pattern[str], Callable[[dict[str, str]], str]]
 _PILE_TITLE = r"the reserve|the waste|foundation F[1-4]|column T[1-4]"
 
@@ -337,8 +339,6 @@ _RULES: list[_Rule] = [
         ),
     ),
 ]
-
-_SUIT_BY_NAME = {"spades": "S", "hearts": "H", "diamonds": "D", "clubs": "C"}
 
 #: What a message no pattern knows becomes, by its code.
 _GENERAL: dict[str, Callable[[], str]] = {

@@ -35,8 +35,11 @@ def engine_reasons(games: int = 24, plies: int = 120) -> set[str]:
     actions = every_action()
     reasons: set[str] = set()
     for i in range(games):
-        variant = "classic" if i % 3 == 0 else "app"
-        engine = Canfield(DealCode(rng.randrange(8_000_000_000), 1 if i % 2 else 3, variant))
+        engine = Canfield(
+            DealCode(
+                rng.randrange(8_000_000_000), 1 if i % 2 else 3, "classic" if i % 3 == 0 else "app"
+            )
+        )
         for _ in range(plies):
             for action in actions:
                 why = engine.reason(action)
