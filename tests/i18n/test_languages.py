@@ -322,3 +322,32 @@ def test_the_live_board_speaks_the_socket_language(
 
     frame = async_to_sync(exchange)()
     assert frame == {"type": "error", "code": "malformed", "message": message}
+
+
+@pytest.mark.parametrize(
+    ("language", "blank", "missing"),
+    [
+        ("sq", "Kjo fushë nuk mund të jetë bosh.", "Kjo fushë është e detyrueshme."),
+        ("fi", "Tämä kenttä ei voi olla tyhjä.", "Tämä kenttä vaaditaan."),
+        ("tr", "Bu alan boş bırakılamaz.", "Bu alan zorunludur."),
+        ("en", "This field may not be blank.", "This field is required."),
+    ],
+)
+def test_the_frameworks_field_messages_are_translated_too(
+    api: APIClient, language: str, blank: str, missing: str
+) -> None:
+    """Django REST framework has no Albanian catalog: the project's catalogs carry its texts."""
+    response = api.post(
+        "/api/auth/login/", {"username": ""}, format="json", HTTP_ACCEPT_LANGUAGE=language
+    )
+    assert response.status_code == 400
+    assert response.json()["fields"] == {"username": [blank], "password": [missing]}
+
+
+def test_a_visitor_is_told_to_log_in_in_albanian(api: APIClient) -> None:
+    response = api.get("/api/games/", HTTP_ACCEPT_LANGUAGE="sq")
+    assert response.status_code == 401
+    assert response.json() == {
+        "code": "not_authenticated",
+        "message": "Nuk u dhanë kredencialet: hyni në llogari.",
+    }
