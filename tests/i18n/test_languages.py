@@ -351,3 +351,28 @@ def test_a_visitor_is_told_to_log_in_in_albanian(api: APIClient) -> None:
         "code": "not_authenticated",
         "message": "Nuk u dhanë kredencialet: hyni në llogari.",
     }
+
+
+@pytest.mark.parametrize("path", ["/", "/games/7/", "/games/7/replay/", "/leaderboard/", "/login/"])
+def test_each_page_loads_the_javascript_catalog_before_its_modules(
+    client: Client, owner: User, path: str
+) -> None:
+    client.force_login(owner)
+    html = client.get(path, HTTP_ACCEPT_LANGUAGE="tr").content.decode()
+    scripts = re.findall(r"<script[^>]*\bsrc=\"([^\"]+)\"", html)
+    assert scripts[0] == "/jsi18n/"
+    assert all(src.startswith("/static/frontend/js/") for src in scripts[1:])
+
+
+def test_the_javascript_catalog_is_the_request_language_and_allowed_by_the_policy(
+    client: Client, db: None
+) -> None:
+    response = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE="fi")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    body = response.content.decode()
+    assert '"Nostopakka"' in body
+    assert "n != 1" in body  # Finnish plural rule
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "Accept-Language" in response["Vary"]
