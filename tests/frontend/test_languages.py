@@ -86,6 +86,10 @@ JS_PLURALS = {
 }
 
 
+#: 12345 as the pages write it: Intl's grouping (Chromium has no Albanian data: no grouping).
+NUMBERS = {"tr": "12.345", "fi": "12\u00a0345", "sq": "12345"}
+
+
 def test_the_pages_speak_each_language_with_no_english_left(
     new_player: Any, artifacts: Path
 ) -> None:
@@ -114,6 +118,10 @@ def test_the_pages_speak_each_language_with_no_english_left(
               interpolate(ngettext("%(count)s card", "%(count)s cards", n), { count: n }, true))"""
         )
         assert plurals == JS_PLURALS[language]
+        number = page.evaluate(
+            "async () => (await import('/static/frontend/js/ui.js')).formatNumber(12345)"
+        )
+        assert number == NUMBERS[language]
 
         page = alice.goto(f"/games/{playing['id']}/")
         page.wait_for_selector(".pile.stock")

@@ -10,7 +10,11 @@ export function fmt(text, values) {
   return interpolate(text, values, true);
 }
 
-const numberFormat = new Intl.NumberFormat(LANGUAGE);
+// A browser without the language's data (Chromium has none for Albanian) would write numbers
+// the English way: it writes them without grouping instead.
+const numberFormat = Intl.NumberFormat.supportedLocalesOf([LANGUAGE]).length
+  ? new Intl.NumberFormat(LANGUAGE)
+  : { format: (n) => String(n) };
 
 /** A number as the page's language writes it (1 234 in Finnish, 1.234 in Turkish). */
 export function formatNumber(n) {
