@@ -1,5 +1,5 @@
 """The pages in Turkish, Finnish and Albanian, in Chromium: chosen with the header's menu, kept
-across pages and log-in; the home, game, leaderboard and replay pages show no English text of
+across pages and log-in; the home, game, leaderboard, profile and replay pages show no English text of
 the catalogs once their scripts have drawn them; plurals and dates follow the page's language.
 Screenshots of the game page in each language go to artifacts/game-<lang>.png."""
 
@@ -136,6 +136,10 @@ def test_the_pages_speak_each_language_with_no_english_left(
         day = page.locator("[data-day-label]").text_content() or ""
         assert day and day in text
 
+        page = alice.goto(f"/players/{alice.username}/")
+        page.wait_for_selector("[data-history] table")
+        check_page(page, language)
+
         page = alice.goto(f"/games/{finished['id']}/replay/")
         expect(page.locator("[data-step]")).to_have_text("0/4")
         page.locator('[data-tokens] button[data-position="2"]').click()
@@ -182,16 +186,18 @@ def test_the_choice_holds_across_pages_and_comes_back_at_log_in(
         context.close()
 
 
-def test_a_browser_asking_for_turkish_gets_turkish_and_an_unknown_language_english(
+def test_a_visitor_gets_the_browser_language_and_an_unknown_one_gets_english(
     browser: Any, daphne_server: str
 ) -> None:
-    for locale, language in (("tr-TR", "tr"), ("de-DE", "en")):
+    for locale, language in (("tr-TR", "tr"), ("fi-FI", "fi"), ("sq-AL", "sq"), ("de-DE", "en")):
         context = browser.new_context(locale=locale)
         try:
             page = context.new_page()
-            page.goto(f"{daphne_server}/")
-            expect(page.locator("html")).to_have_attribute("lang", language)
-            if language == "tr":
-                assert english_left(visible_text(page)) == []
+            for path in ("/", "/login/", "/signup/"):
+                page.goto(f"{daphne_server}{path}")
+                if language == "en":
+                    expect(page.locator("html")).to_have_attribute("lang", "en")
+                else:
+                    check_page(page, language)
         finally:
             context.close()
