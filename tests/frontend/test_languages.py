@@ -1,6 +1,7 @@
 """The pages in Turkish, Finnish and Albanian, in Chromium: chosen with the header's menu, kept
-across pages and log-in; the home, game, leaderboard, profile and replay pages show no English text of
-the catalogs once their scripts have drawn them; plurals and dates follow the page's language.
+across pages and log-in; the home, game, leaderboard, profile and replay pages show no English
+text of the catalogs once their scripts have drawn them; plurals, numbers and dates follow the
+page's language.
 Screenshots of the game page in each language go to artifacts/game-<lang>.png."""
 
 from __future__ import annotations
