@@ -15,7 +15,6 @@ import pytest
 from tests.i18n.catalogs import (
     DOMAINS,
     LANGUAGES,
-    LOCALE,
     ROOT,
     header,
     mo_catalog,
@@ -92,34 +91,36 @@ def test_msgfmt_compiles_each_po_file_to_the_committed_catalog(
     assert mo_catalog(out) == mo_catalog(po.with_suffix(".mo"))
 
 
+#: What makemessages reads: the project's sources (not its tests, tools or installed packages).
+SOURCES = ("canfield_site", "games", "leaderboard", "frontend", "manage.py", "locale")
+
+
 def test_makemessages_finds_no_text_without_a_translation(tmp_path: Path) -> None:
-    """makemessages over the sources, into a copy of the catalogs: every entry it writes is
-    translated (a new text in a template, a module or a script fails here until translated)."""
+    """makemessages over a copy of the sources and catalogs (it writes the catalogs beside the
+    sources it reads): every entry it writes is translated, so a new text in a template, a module
+    or a script fails here until it is translated."""
     if shutil.which("xgettext") is None:
         pytest.fail("gettext's xgettext is missing (apt-get install gettext)")
-    copy = tmp_path / "locale"
-    shutil.copytree(LOCALE, copy)
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.i18n.makemessages_settings",
-        "CANFIELD_LOCALE_COPY": str(copy),
-    }
-    ignore = [
-        f"--ignore={name}"
-        for name in (".venv", "staticfiles", "tests", "benchmarks", "loadtest", "artifacts")
-    ]
+    copy = tmp_path / "site"
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            copy.mkdir(exist_ok=True)
+            shutil.copy2(source, copy / name)
     for domain in DOMAINS:
         subprocess.run(
-            [sys.executable, "manage.py", "makemessages", "-a", "-d", domain, *ignore],
-            cwd=ROOT,
-            env=env,
+            [sys.executable, "manage.py", "makemessages", "-a", "-d", domain],
+            cwd=copy,
+            env={**os.environ, "DJANGO_SETTINGS_MODULE": "canfield_site.settings"},
             check=True,
             capture_output=True,
         )
     problems = []
     for language in LANGUAGES:
         for domain in DOMAINS:
-            for entry in read_po(copy / language / "LC_MESSAGES" / f"{domain}.po")[1:]:
+            for entry in read_po(copy / "locale" / language / "LC_MESSAGES" / f"{domain}.po")[1:]:
                 if entry.fuzzy or not entry.strings or not all(entry.strings.values()):
                     problems.append((language, domain, entry.msgid))
     assert problems == []
