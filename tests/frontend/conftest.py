@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from games.engine import Canfield, DealCode
-from tests.support import Daphne, django_env, migrate
+from games.engine import Canfield
+from tests.support import TEST_DEAL_POSITIONS, Daphne, django_env, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -43,13 +43,15 @@ PHONE = {"width": 360, "height": 740}
 
 
 def _daily_secret(day: dt.date) -> str:
-    """A DAILY_DEAL_SECRET whose deal for `day` offers a card to a foundation at once, so that
-    the live leaderboard test has a scoring first move on any day it runs."""
-    from leaderboard.services import deal_number
+    """A DAILY_DEAL_SECRET whose certified deal for `day` (on the servers' budget) offers a card
+    to a foundation at once, so that the live leaderboard test has a scoring first move on any
+    day it runs."""
+    from leaderboard.deals import certify
 
     for i in range(1000):
-        secret = f"browser-tests-{i}"
-        engine = Canfield(DealCode(deal_number(day, secret), 3, "app"))
+        secret = f"browser-tests-daily-secret-{i}"
+        found = certify(day, secret=secret.encode(), max_positions=TEST_DEAL_POSITIONS)
+        engine = Canfield(found.code)
         if any("-F" in move.token() for move in engine.legal_moves):
             return secret
     raise AssertionError("no secret gives a daily deal with a scoring first move")
