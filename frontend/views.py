@@ -54,6 +54,22 @@ def leaderboard(request: HttpRequest, day: str | None = None) -> HttpResponse:
 
 
 @ensure_csrf_cookie
+def solution(request: HttpRequest, day: str) -> HttpResponse:
+    """The replay viewer on a past day's solution (the API answers 404 until the day is over)."""
+    try:
+        shown = date.fromisoformat(day)
+    except ValueError:
+        raise Http404("No such day") from None
+    return _render(
+        request,
+        "replay.html",
+        "replay",
+        game_id="",
+        record_url=f"/api/daily/{shown.isoformat()}/solution/?states=1",
+    )
+
+
+@ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     return _render(request, "profile.html", "profile", profile_username=username)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from games.engine import Canfield
-from tests.support import TEST_DEAL_POSITIONS, Daphne, django_env, migrate
+from tests.support import ROOT, TEST_DEAL_POSITIONS, Daphne, django_env, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -40,6 +42,10 @@ CHROMIUM_ARGS = [
 PASSWORD = "felt-green-canfield-42"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
+
+
+def yesterday() -> dt.date:
+    return dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)
 
 
 def _daily_secret(day: dt.date) -> str:
@@ -67,6 +73,15 @@ def daphne_server() -> Iterator[str]:
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
     )
     migrate(env)
+    # Yesterday is dealt too (as the operators' command deals a day): a past day with a solution.
+    subprocess.run(
+        [sys.executable, "manage.py", "daily_deal", yesterday().isoformat(), "--json"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     try:
         with Daphne(env, workdir / "daphne.log") as server:
             yield server.url

@@ -24,10 +24,10 @@ function seconds(row) {
   return row.time_seconds + (row.status === "in_progress" && isLive ? since : 0);
 }
 
+// Today's attempts of others stay private until the day is over (their records answer 404):
+// only my own row links to a replay today.
 function canReplay(row) {
-  if (!isLive) return true;
-  if (row.player === me) return true;
-  return Boolean(myRow && myRow.status !== "in_progress");
+  return !isLive || row.player === me;
 }
 
 function rowElement(row) {
@@ -85,7 +85,14 @@ function showCode(board) {
       toast(err.message, "error");
     }
   });
-  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), me ? play : null);
+  // Par: the length of the solver's winning line, which certified the deal (not proved shortest).
+  const par = board.par === null || board.par === undefined
+    ? null
+    : h("span.par", { title: "The length of the solver's winning line, not proved shortest" }, `Par (solver): ${board.par}`);
+  const solution = board.solution
+    ? h("a.button", { href: `/leaderboard/${day}/solution/` }, "Watch the solution")
+    : null;
+  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), par, solution, me ? play : null);
   box.hidden = false;
 }
 

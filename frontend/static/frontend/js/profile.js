@@ -6,6 +6,11 @@ const root = document.querySelector("[data-profile]");
 const name = root.dataset.player;
 const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
 
+// Another player's attempt at today's deal is private until the day is over (UTC): no link.
+const today = new Date().toISOString().slice(0, 10);
+const mine = (document.body.dataset.username || "").toLowerCase() === name.toLowerCase();
+const canReplay = (row) => Boolean(row.game_id) && (mine || row.date < today);
+
 function stat(key, value) {
   const el = root.querySelector(`[data-stat="${key}"]`);
   if (el) el.textContent = value;
@@ -25,7 +30,8 @@ async function start() {
   stat("played", s.played ?? 0);
   stat("won", s.won ?? 0);
   stat("win_rate", `${Math.round((s.win_rate ?? 0) * 100)}%`);
-  stat("best_score", s.best_score ?? "–");
+  stat("best_rank", s.best_rank ? `#${s.best_rank}` : "–");
+  stat("most_cards", s.most_cards ?? "–");
   stat("current_streak", s.current_streak ?? 0);
   stat("longest_streak", s.longest_streak ?? 0);
 
@@ -48,7 +54,7 @@ async function start() {
       h("td.num", {}, row.actions),
       h("td.num", {}, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
       h("td.num", {}, row.score),
-      h("td", {}, row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
+      h("td", {}, canReplay(row) ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
     ))),
   )));
   if (data.pages > 1) {

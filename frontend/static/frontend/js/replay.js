@@ -6,6 +6,9 @@ import { copyText, formatDay, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-replay]");
 const gameId = root.dataset.gameId;
+// The record to play: a game's (the default), or another with the same shape given by the page
+// (a past day's solution: /api/daily/<date>/solution/?states=1).
+const recordUrl = root.dataset.recordUrl || `/api/games/${gameId}/record/?states=1`;
 const board = new Board(root.querySelector("[data-board]"));
 const scrubber = root.querySelector("[data-scrubber]");
 const playButton = root.querySelector("[data-play]");
@@ -141,7 +144,7 @@ document.addEventListener("keydown", (e) => {
 
 async function start() {
   try {
-    record = await api.get(`/api/games/${gameId}/record/?states=1`);
+    record = await api.get(recordUrl);
   } catch (err) {
     root.querySelector("[data-loading]")?.remove();
     showError(root.querySelector(".board-wrap"), err);
