@@ -147,15 +147,3 @@ def deal_of(day: dt.date) -> DailyDeal:
 def daily_code(day: dt.date) -> DealCode:
     """The code that the day's attempts play (dealing the day if needed)."""
     return DealCode.parse(deal_of(day).code)
-
-
-def prepare(days: list[dt.date]) -> list[tuple[DailyDeal, bool]]:
-    """Deal each of ``days`` that has no deal yet: (row, whether it was dealt now)."""
-    out = []
-    for day in days:
-        row = stored(day)
-        if row is not None:
-            out.append((row, False))
-        else:
-            out.append((store(certify(day)), True))
-    return out

@@ -61,7 +61,8 @@ def test_a_legacy_day_shows_its_code_without_par_or_solution(api, clock):
     DailyDeal.objects.create(date=dt.date(2030, 6, 15), code="CF1-D3-AAAAACL", outcome="legacy")
     game = attempt(player("ann"), OPENING, clock)
     assert game.code == "CF1-D3-AAAAACL"  # today's attempts play the stored deal
-    assert deals.stored(dt.date(2030, 6, 15)).code == "CF1-D3-AAAAACL"
+    stored = deals.stored(dt.date(2030, 6, 15))
+    assert stored is not None and stored.code == "CF1-D3-AAAAACL"
     clock.advance(24 * 3600)
 
     board = api.get("/api/daily/2030-06-15/board/").json()
