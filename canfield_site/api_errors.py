@@ -40,6 +40,7 @@ STATUS: dict[str, int] = {
     "game_over": 409,
     "game_too_long": 409,
     "stale_ply": 409,
+    "deal_unavailable": 503,
 }
 
 

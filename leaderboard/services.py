@@ -11,6 +11,7 @@ Time is the server's: every function takes ``now`` (default ``django.utils.timez
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import math
 import re
 
@@ -37,6 +38,8 @@ from leaderboard.payloads import (
     TodayDict,
     UpdateFrame,
 )
+
+log = logging.getLogger(__name__)
 
 #: Past days per page of GET /api/daily/days/, daily attempts per page of a player's history.
 DAYS_PAGE_SIZE = 30
@@ -145,7 +148,13 @@ def start_attempt(user: User, now: dt.datetime | None = None) -> Game:
     today = utc_today(now)
     if attempt_of(user, today) is not None:
         raise attempt_exists()
-    code = deals.daily_code(today)
+    try:
+        code = deals.daily_code(today)
+    except deals.NoCertifiedDeal:
+        log.exception("no certified deal for %s: the day's attempts cannot start", today)
+        raise GameError(
+            "deal_unavailable", "Today's deal is not ready yet. Please try again in a few minutes."
+        ) from None
     try:
         return games.new_game(user, code=code, kind=Game.Kind.DAILY, daily_date=today)
     except GameError as exc:

@@ -71,6 +71,7 @@ class DailyView(APIView):
             **_errors(
                 e401="Not logged in (not_authenticated).",
                 e409="I already have today's attempt (attempt_exists).",
+                e503="Today's deal could not be certified yet (deal_unavailable); try again later.",
             ),
         },
     )

@@ -17,12 +17,14 @@ from typing import Any
 
 import jsonschema
 import pytest
+from django.test import override_settings
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from rest_framework.test import APIClient
 
 from canfield_site.asgi import application
 from games import services
+from leaderboard.models import DailyDeal
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE
 from tests.leaderboard.helpers import CODE as LEADERBOARD_CODE
@@ -222,6 +224,11 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     daily = "/api/daily/"
     check("GET", daily, api.get(daily), 200)
     check("POST", daily, api.post(daily), 401)
+    # No candidate of the day certified (none tried): 503, and no attempt was created.
+    assert not DailyDeal.objects.filter(date=today).exclude(code="").exists()
+    with override_settings(DAILY_DEAL_CANDIDATES=0):
+        check("POST", daily, owner_api.post(daily), 503)
+    assert check("GET", daily, owner_api.get(daily), 200)["attempt"] is None
     attempt = check("POST", daily, owner_api.post(daily), 201)
     check("POST", daily, owner_api.post(daily), 409)
     mine = check("GET", daily, owner_api.get(daily), 200)
