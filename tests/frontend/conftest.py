@@ -40,6 +40,9 @@ CHROMIUM_ARGS = [
 PASSWORD = "felt-green-canfield-42"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
+WIDE = {"width": 1440, "height": 900}
+#: The two sizes every layout is checked at: a desktop window and a phone.
+SIZES = {"desktop": WIDE, "phone": PHONE}
 
 
 def _daily_secret(day: dt.date) -> str:

@@ -6,6 +6,9 @@ import { h, reducedMotion, svgUse } from "./ui.js";
 
 export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
 export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
+const MIN_CARD_WIDTH = 34; // px: below this a card stops being legible
+/** The least offset between fanned cards that still shows each card's rank and suit. */
+const minFan = (cw) => Math.max(11, Math.round(cw * 0.25));
 const TOKEN_RE = /^(R|W|F[1-4]|T[1-4])(?::(\d+))?-(R|W|F[1-4]|T[1-4])$/;
 
 /** "T2:2-T4" -> {src: "T2", count: 2, dst: "T4"}; null for D, C, U. */
@@ -204,24 +207,53 @@ export class Board {
 
   // ---- geometry ----------------------------------------------------------------------------
 
-  /** Fans the columns, squeezing long ones so that the board fits the window. */
+  /**
+   * Fits the board to the window: each column's fan shrinks to the room left below the top row,
+   * down to a readable minimum (a card's rank and suit stay in view); when even that does not
+   * fit, the whole board is scaled down (smaller cards), so that no column runs off the page.
+   */
   layoutColumns() {
-    const sample = this.root.querySelector(".pile.stock");
-    if (!sample) return;
-    const ch = sample.offsetHeight || 100;
-    const cw = sample.offsetWidth || 70;
     const area = this.root.querySelector(".area-columns");
-    const top = area.getBoundingClientRect().top + window.scrollY;
-    const room = Math.max(window.innerHeight - top - 24, ch * 3.4);
+    if (!area || !this.root.querySelector(".pile.stock")) return;
+    const longest = Math.max(1, ...this.state.columns.map((c) => c.length));
+    this.root.style.removeProperty("--cw");
+    let { cw, ch } = this.cardSize();
+    let room = this.columnRoom(area);
+    for (let i = 0; i < 6 && cw > MIN_CARD_WIDTH; i++) {
+      const need = ch + (longest - 1) * minFan(cw);
+      if (need <= room) break;
+      // Everything from the board's top edge down scales with the card width.
+      const boardTop = this.root.getBoundingClientRect().top;
+      const used = area.getBoundingClientRect().top - boardTop + need;
+      const scale = (used - need + room) / used;
+      cw = Math.max(MIN_CARD_WIDTH, Math.floor(cw * Math.min(scale, 0.97)));
+      this.root.style.setProperty("--cw", `${cw}px`);
+      ({ cw, ch } = this.cardSize());
+      room = this.columnRoom(area);
+    }
     const base = Math.round(cw * 0.33); // shows a card's rank and corner suit, hides the rest
+    const least = Math.min(base, minFan(cw));
     for (const pile of this.root.querySelectorAll(".pile.column")) {
       const cards = pile.querySelectorAll(".card");
       const n = cards.length;
-      const fan = n > 1 ? Math.max(Math.min(base, (room - ch) / (n - 1)), Math.min(base, 14)) : base;
+      const fan = n > 1 ? Math.max(Math.min(base, (room - ch) / (n - 1)), least) : base;
       cards.forEach((el, i) => { el.style.top = `${Math.round(i * fan)}px`; });
       pile.style.height = `${Math.round(ch + Math.max(n - 1, 0) * fan)}px`;
       pile.dataset.fan = String(fan);
     }
+  }
+
+  cardSize() {
+    const sample = this.root.querySelector(".pile.stock");
+    return { cw: sample.offsetWidth || 70, ch: sample.offsetHeight || 100 };
+  }
+
+  /** Pixels from the columns' top edge down to where the page would start to scroll. */
+  columnRoom(area) {
+    const main = this.root.closest("main");
+    const below = (main ? parseFloat(getComputedStyle(main).paddingBottom) : 0)
+      + parseFloat(getComputedStyle(this.root).paddingBottom) + 2;
+    return window.innerHeight - (area.getBoundingClientRect().top + window.scrollY) - below;
   }
 
   cardRects() {

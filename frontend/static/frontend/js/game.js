@@ -4,6 +4,7 @@ import { Board, moveToken, pileName } from "./board.js";
 import { cardName } from "./cards.js";
 import { DragController } from "./drag.js";
 import { bindNewGameForm } from "./newgame.js";
+import { actionWords } from "./words.js";
 import { copyText, formatDuration, formatDay, resultLabel, showError, toast } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
@@ -47,10 +48,11 @@ function send(body, renderOptions = {}) {
   const run = async () => {
     if (!inPlay()) return false;
     try {
+      const before = game.state;
       const next = await api.post(`/api/games/${gameId}/actions/`, { ply: game.ply, ...body });
       const changed = next.applied !== null && next.applied !== undefined;
       show(next, changed ? renderOptions : { animate: false });
-      if (changed) announce(next);
+      if (changed) announce(next, before);
       return changed;
     } catch (err) {
       if (err.code === "stale_ply" || err.code === "game_over" || (err.status === 409 && err.code !== "game_too_long")) {
@@ -90,8 +92,8 @@ function show(next, renderOptions = {}) {
   const wasInPlay = inPlay();
   game = next;
   $("[data-loading]")?.remove();
+  drawHud(); // first: the board fits itself to the room the head-up display leaves
   board.render(game.state, renderOptions);
-  drawHud();
   if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
 }
 
@@ -130,15 +132,13 @@ function tick() {
 }
 setInterval(tick, 1000);
 
-function announce(next) {
+function announce(next, before) {
   const token = next.applied;
-  let text = `Played ${token}.`;
-  if (token === "D") text = "Drew from the stock.";
-  else if (token === "C") text = "Turned the waste over onto the stock.";
-  else if (token === "U") text = "Undone.";
+  let text = `${actionWords(token, before)}.`;
   const top = next.state.waste.cards.at(-1);
   if ((token === "D" || token === "U") && top) text += ` Waste top ${cardName(top)}.`;
   announcer.textContent = `${text} Score ${next.score}.`;
+  announcer.title = token;
 }
 
 function showWin() {

@@ -35,12 +35,12 @@ function rowElement(row) {
   const tr = h(`tr${row.player === me ? ".me" : ""}${changed ? ".flash" : ""}${row.rank === 1 ? ".rank-1" : ""}`,
     { dataset: { player: row.player } },
     h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : row.rank ?? "–"),
-    h("td", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
+    h("td.player", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
     h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-    h("td.num", { dataset: { col: "cards" } }, row.foundation_cards),
-    h("td.num", { dataset: { col: "actions" } }, row.actions),
-    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" } }, formatDuration(seconds(row) * 1000)),
-    h("td.num", { dataset: { col: "score" } }, row.score),
+    h("td.num", { dataset: { col: "cards" }, "data-label": "Cards" }, row.foundation_cards),
+    h("td.num", { dataset: { col: "actions" }, "data-label": "Actions" }, row.actions),
+    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" }, "data-label": "Time" }, formatDuration(seconds(row) * 1000)),
+    h("td.num", { dataset: { col: "score" }, "data-label": "Score" }, row.score),
     h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
   );
   tr._row = row;

@@ -35,19 +35,19 @@ async function start() {
     box.replaceChildren(h("p.muted", {}, "No daily deals played yet."));
     return;
   }
-  box.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
+  box.replaceChildren(h("div.table-wrap", {}, h("table.data.stack", {},
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Day"), h("th.num", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Result"),
       h("th.num", { scope: "col" }, "Cards"), h("th.num", { scope: "col" }, "Actions"), h("th.num", { scope: "col" }, "Time"),
       h("th.num", { scope: "col" }, "Score"), h("th", { scope: "col" }, h("span.sr-only", {}, "Replay")))),
     h("tbody", {}, history.map((row) => h("tr", {},
-      h("td", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
-      h("td.num", {}, row.rank ?? "–"),
+      h("td.lead", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
+      h("td.num", { "data-label": "Rank" }, row.rank ?? "–"),
       h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-      h("td.num", {}, row.foundation_cards),
-      h("td.num", {}, row.actions),
-      h("td.num", {}, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
-      h("td.num", {}, row.score),
+      h("td.num", { "data-label": "Cards" }, row.foundation_cards),
+      h("td.num", { "data-label": "Actions" }, row.actions),
+      h("td.num", { "data-label": "Time" }, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
+      h("td.num", { "data-label": "Score" }, row.score),
       h("td", {}, row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
     ))),
   )));
