@@ -85,7 +85,7 @@ function showCode(board) {
       toast(err.message, "error");
     }
   });
-  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), me ? play : null);
+  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), ...(me ? [play] : []));
   box.hidden = false;
 }
 

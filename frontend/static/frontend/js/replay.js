@@ -22,6 +22,7 @@ let timer = null;
 
 const TEXT = {
   deal: "The deal",
+  score: (n) => `Score ${n}`,
   start: "Start",
   action: (n) => `Action ${n}`,
   notation: (n, token, score) => `Action ${n}: ${token} (notation) · score ${score}`,
@@ -111,7 +112,7 @@ function drawHead() {
   document.title = `Replay: ${record.player} · Canfield Online`;
   const result = root.querySelector("[data-result]");
   result.hidden = false;
-  result.textContent = `${resultLabel(record.result)} · ${record.score}`;
+  result.textContent = `${resultLabel(record.result)} · ${TEXT.score(record.score)}`;
   result.className = `pill pill-${record.status}`;
   root.querySelector("[data-code-box]").hidden = !record.code;
   root.querySelector("[data-code]").textContent = record.code || "";
