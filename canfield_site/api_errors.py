@@ -13,7 +13,7 @@
 """
 
 from collections.abc import Iterator
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -27,6 +27,11 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from canfield_site.schema import serializer_for
 from games.errors import GameError
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
+else:
+    StrOrPromise = str
 
 API_PREFIX = "/api/"
 
@@ -173,7 +178,7 @@ def _json(status: int, code: str, message: str) -> JsonResponse:
 
 
 #: The site's error pages: (title, explanation) by status.
-_PAGES: dict[int, tuple[str, str]] = {
+_PAGES: dict[int, tuple[StrOrPromise, StrOrPromise]] = {
     400: (_("Bad request"), _("The server could not understand that request.")),
     403: (_("Not allowed"), _("You do not have permission to see this page.")),
     404: (_("Page not found"), _("There is no such page, or it is not there yet.")),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from .conftest import SIZES
 from .helpers import WORKED_EXAMPLE, play_line
@@ -21,7 +21,8 @@ def visitor(browser: Browser, daphne_server: str) -> Iterator[Any]:
     contexts = []
 
     def make(size: str) -> tuple[Page, list[str]]:
-        context = browser.new_context(viewport=SIZES[size], base_url=daphne_server)
+        viewport = ViewportSize(width=SIZES[size]["width"], height=SIZES[size]["height"])
+        context = browser.new_context(viewport=viewport, base_url=daphne_server)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()

@@ -4,6 +4,7 @@ import { Board, moveToken, parseMoveToken, pileName } from "./board.js";
 import { cardName } from "./cards.js";
 import { DragController } from "./drag.js";
 import { bindNewGameForm } from "./newgame.js";
+import { showResult } from "./result.js";
 import { actionWords } from "./words.js";
 import { copyText, formatDuration, formatDay, reducedMotion, resultLabel, showError, toast } from "./ui.js";
 
@@ -32,6 +33,8 @@ const winBanner = $("[data-win]");
 const hintButton = root.querySelector("[data-hint]");
 const stuckNotice = root.querySelector("[data-stuck]");
 const finishButton = root.querySelector("[data-finish]");
+const resultButton = root.querySelector("[data-open-result]");
+resultButton.addEventListener("click", () => showResult(game));
 
 let game = null;
 let queue = Promise.resolve();
@@ -120,7 +123,8 @@ function show(next, renderOptions = {}) {
   board.render(game.state, renderOptions);
   if (hint && hint.ply === game.ply) highlight(hint.action);
   else hint = null;
-  if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
+  if (game.kind === "daily" && wasInPlay && !inPlay()) showResult(game); // ended here
+  else if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
 }
 
 function drawHud() {
@@ -146,6 +150,7 @@ function drawHud() {
   replay.href = `/games/${game.id}/replay/`;
   root.querySelector("[data-resign]").hidden = !inPlay();
   hintButton.hidden = !inPlay() || game.kind !== "practice";
+  resultButton.hidden = inPlay() || game.kind !== "daily";
   finishButton.hidden = !inPlay() || !canFinish(s);
   boardEl.classList.toggle("finished", !inPlay());
   tick();
