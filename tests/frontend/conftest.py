@@ -59,20 +59,27 @@ def _daily_secret(day: dt.date) -> str:
 
 
 @pytest.fixture(scope="session")
-def daphne_server() -> Iterator[str]:
-    """The base URL of a Daphne server on a fresh database."""
+def server_workdir() -> Iterator[Path]:
+    """The folder of the session's server: its SQLite database `db.sqlite3` and its log."""
     workdir = Path(tempfile.mkdtemp(prefix="canfield-browser-"))
+    try:
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def daphne_server(server_workdir: Path) -> Iterator[str]:
+    """The base URL of a Daphne server on a fresh database."""
+    workdir = server_workdir
     env = django_env(
         f"sqlite:///{workdir / 'db.sqlite3'}",
         settings="tests.frontend.live_settings",
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
     )
     migrate(env)
-    try:
-        with Daphne(env, workdir / "daphne.log") as server:
-            yield server.url
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with Daphne(env, workdir / "daphne.log") as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

@@ -101,15 +101,22 @@ function showPager(board) {
   );
 }
 
-async function loadDays() {
+/** Past days, newest first, a page at a time ("More days" asks for the next page). */
+async function loadDays(url = "/api/daily/days/") {
   const list = root.querySelector("[data-days]");
+  const more = root.querySelector("[data-more-days]");
+  more.hidden = true;
   try {
-    const data = await api.get("/api/daily/days/");
+    const data = await api.get(url);
     const days = data.results;
     for (const d of days) {
       list.append(h("li", {}, h("a", { href: `/leaderboard/${d.date}/`, "aria-current": d.date === day ? "page" : null },
         h("span", {}, formatDay(d.date)),
         d.players !== undefined && d.players !== null ? h("span.muted", {}, `${d.winners ?? 0}/${d.players} won`) : null)));
+    }
+    if (data.next) {
+      more.hidden = false;
+      more.onclick = () => loadDays(data.next);
     }
   } catch {
     // the list of days is a convenience; the board stands without it

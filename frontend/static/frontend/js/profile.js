@@ -28,6 +28,13 @@ async function start() {
   stat("best_score", s.best_score ?? "–");
   stat("current_streak", s.current_streak ?? 0);
   stat("longest_streak", s.longest_streak ?? 0);
+  const practice = data.practice;
+  root.querySelector("[data-practice-stats]").hidden = !practice;
+  if (practice) {
+    for (const [key, value] of Object.entries({
+      played: practice.played, won: practice.won, win_rate: `${Math.round(practice.win_rate * 100)}%`,
+    })) root.querySelector(`[data-practice-stat="${key}"]`).textContent = value;
+  }
 
   const history = data.history || [];
   const box = root.querySelector("[data-history]");
