@@ -138,7 +138,8 @@ export class Board {
       if (count > 1) pile.classList.add("stacked");
       pile.append(el);
     } else {
-      pile.append(h("div.slot", {}, h("span.slot-text", {}, "empty")));
+      pile.append(h("div.slot", { "aria-hidden": "true" }, h("span.slot-text", { dataset: { text: "empty" } })));
+      pile.setAttribute("role", "group");
       pile.setAttribute("aria-label", "Reserve, empty");
     }
     pile.append(h("span.badge", { "aria-hidden": "true", dataset: { testid: "reserve-count" } }, count));
@@ -152,10 +153,11 @@ export class Board {
     const pile = h("div.pile.foundation", {
       dataset: { pile: id, suit: f.suit },
       tabIndex: this.interactive ? 0 : -1,
+      role: this.interactive ? "button" : "group", // a place to drop on (keyboard: Enter)
     });
     pile.append(h("div.slot", {},
       svgUse(`suit-${f.suit}`, `slot-suit ${f.suit === "H" || f.suit === "D" ? "red" : "black"}`),
-      h("span.slot-rank", {}, f.start === "T" ? "10" : f.start)));
+      h("span.slot-rank", { dataset: { rank: f.start === "T" ? "10" : f.start } })));
     if (cards.length) {
       const top = cards[cards.length - 1];
       if (cards.length > 1) {
@@ -173,7 +175,8 @@ export class Board {
     } else {
       pile.setAttribute("aria-label", `${name}, empty, starts with the ${rankName(f.start)}`);
     }
-    pile.append(h("span.badge.badge-small", { "aria-hidden": "true" }, `${cards.length}/13`));
+    // drawn by CSS (content: attr(data-text)): the pile's label says how many cards it holds
+    pile.append(h("span.badge.badge-small", { "aria-hidden": "true", dataset: { text: `${cards.length}/13` } }));
     return pile;
   }
 
@@ -183,6 +186,7 @@ export class Board {
     if (!cards.length) {
       pile.append(h("div.slot"));
       pile.tabIndex = this.interactive ? 0 : -1;
+      pile.setAttribute("role", this.interactive ? "button" : "group");
       pile.setAttribute("aria-label", `Column ${i + 1}, empty`);
     }
     cards.forEach((card, index) => {
@@ -199,7 +203,10 @@ export class Board {
 
   makeCardActive(el, sourceKey, label) {
     el.setAttribute("aria-label", label);
-    if (!this.interactive) return;
+    if (!this.interactive) {
+      el.setAttribute("role", "img"); // a picture of a card, named by its label
+      return;
+    }
     el.tabIndex = 0;
     el.setAttribute("role", "button");
     if (this.sources.has(sourceKey)) el.classList.add("playable");
