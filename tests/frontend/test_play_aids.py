@@ -11,7 +11,17 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import SIZES
-from .helpers import FINISH_CODE, FINISH_LINE, WORKED_EXAMPLE, play_line, settle
+from .helpers import (
+    FINISH_CODE,
+    FINISH_LINE,
+    WORKED_EXAMPLE,
+    pile,
+    play_line,
+    settle,
+    start_by_code,
+    tap,
+    wait_actions,
+)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -74,4 +84,27 @@ def test_finish_plays_the_last_cards_to_a_win(new_player: Any, artifacts: Path, 
     assert game["actions"] == len(FINISH_LINE) + 14  # each card an ordinary logged action
     record = alice.api("GET", f"/api/games/{game_id}/record/")
     assert all(re.fullmatch(r"T[1-4]-F[1-4]", m["token"]) for m in record["moves"][-14:])
+    assert alice.errors == []
+
+
+def test_a_pass_through_the_stock_without_a_move_says_no_useful_moves_are_left(
+    new_player: Any,
+) -> None:
+    """CF1-D3-LQTCNKR offers nothing but draws through its first pass (found with the engine),
+    so the second pass would be the same."""
+    alice = new_player()
+    page = alice.goto("/")
+    start_by_code(page, "CF1-D3-LQTCNKR")
+    notice = page.locator("[data-stuck]")
+    for n in range(1, 13):  # 34 stock cards: 12 draws
+        tap(page, pile(page, "S"))
+        wait_actions(page, n)
+        expect(notice).to_be_hidden()
+    tap(page, pile(page, "S"))  # the recycle ends the pass
+    wait_actions(page, 13)
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("No useful moves left")
+    page.locator("[data-undo]").click()  # back before the recycle: still nothing to move
+    wait_actions(page, 14)
+    expect(notice).to_be_visible()
     assert alice.errors == []
