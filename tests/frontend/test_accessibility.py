@@ -68,7 +68,9 @@ def test_no_serious_accessibility_violations(
         page.screenshot(path=str(artifacts / f"signup-phone-{scheme}.png"))
     finally:
         visitor.close()
-    alice.goto(f"/games/{game_id}/").screenshot(path=str(artifacts / f"game-{scheme}.png"))
+    page = alice.goto(f"/games/{game_id}/")
+    page.wait_for_selector(".pile.stock")
+    page.screenshot(path=str(artifacts / f"game-desktop-{scheme}.png"))  # light: the README's
     bad = {name: v for name, v in found.items() if v}
     assert bad == {}, json.dumps(bad, indent=1)
     assert alice.errors == []
