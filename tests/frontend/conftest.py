@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    ViewportSize,
+    sync_playwright,
+)
 
 from games.engine import Canfield, DealCode
 from tests.support import Daphne, django_env, migrate
@@ -39,10 +46,10 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "felt-green-canfield-42"
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 360, "height": 740}
-WIDE = {"width": 1440, "height": 900}
+PHONE: ViewportSize = {"width": 360, "height": 740}
+WIDE: ViewportSize = {"width": 1440, "height": 900}
 #: The two sizes every layout is checked at: a desktop window and a phone.
-SIZES = {"desktop": WIDE, "phone": PHONE}
+SIZES: dict[str, ViewportSize] = {"desktop": WIDE, "phone": PHONE}
 
 
 def _daily_secret(day: dt.date) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -38,7 +38,11 @@ def violations(page: Page) -> list[Any]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_serious_accessibility_violations(
-    new_player: Any, browser: Browser, daphne_server: str, artifacts: Path, scheme: str
+    new_player: Any,
+    browser: Browser,
+    daphne_server: str,
+    artifacts: Path,
+    scheme: Literal["light", "dark"],
 ) -> None:
     # The tests' own script is injected past the Content-Security-Policy (bypass_csp).
     alice = new_player(viewport=WIDE, color_scheme=scheme, bypass_csp=True)
