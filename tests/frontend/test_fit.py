@@ -48,7 +48,7 @@ def test_a_long_column_fits_the_window(new_player: Any, artifacts: Path, size: s
 def test_tables_fit_a_phone(new_player: Any, artifacts: Path) -> None:
     from .conftest import PHONE
 
-    alice = new_player("long-named-player-", viewport=PHONE)
+    alice = new_player("xyzzy_quokka_bumpy_", viewport=PHONE)
     game_id = play_line(alice, LONG_COLUMN_CODE, LONG_COLUMN_LINE[:3])
     alice.api("POST", f"/api/games/{game_id}/resign/")
     daily = alice.api("POST", "/api/daily/")
