@@ -7,7 +7,8 @@ import datetime as dt
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
+from django.core.exceptions import PermissionDenied
+from django.test import Client, RequestFactory
 
 PAGES = [
     ("/", "frontend/js/home.js"),
@@ -91,3 +92,24 @@ def test_it_asks_a_visitor_to_log_in_on_a_game_page(client: Client, db: None) ->
     assert "data-login-prompt" in html
     assert 'href="/login/?next=/games/7/"' in html
     assert "game.js" not in html
+
+
+@pytest.mark.parametrize(("handler", "status"), [("handler403", 403), ("handler500", 500)])
+def test_the_other_error_pages_are_the_sites_own_and_the_api_keeps_json(
+    rf: RequestFactory, db: None, handler: str, status: int
+) -> None:
+    from django.contrib.auth.models import AnonymousUser
+
+    from canfield_site import api_errors
+
+    view = getattr(api_errors, handler)
+    for path, kind in (("/games/7/", "text/html"), ("/api/games/7/", "application/json")):
+        request = rf.get(path)
+        request.user = AnonymousUser()
+        response = view(request) if status == 500 else view(request, PermissionDenied())
+        assert response.status_code == status
+        assert response["Content-Type"].startswith(kind)
+        if kind == "text/html":
+            html = response.content.decode()
+            assert f'data-error-status="{status}"' in html
+            assert 'class="topbar"' in html
