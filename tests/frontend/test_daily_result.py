@@ -20,8 +20,7 @@ def test_the_daily_result_card_and_its_share_text(
     alice = new_player(viewport=SIZES[size])
     alice.context.grant_permissions(["clipboard-read", "clipboard-write"])
     game = alice.api("POST", "/api/daily/")
-    legal = alice.api("GET", f"/api/games/{game['id']}/")["state"]["legal"]
-    alice.api("POST", f"/api/games/{game['id']}/actions/", {"ply": 0, "action": legal[0]})
+    alice.api("POST", f"/api/games/{game['id']}/actions/", {"ply": 0, "action": "D"})
 
     page = alice.goto(f"/games/{game['id']}/")
     page.wait_for_selector(".pile.stock")
@@ -53,6 +52,19 @@ def test_the_daily_result_card_and_its_share_text(
         f"{alice.base}/leaderboard/{over['daily_date']}/"
     )
     assert not re.search(r"\b[A2-9TJQK][SHDC]\b|CF[12]-", copied)  # no card, no deal code
+
+    # Someone places a card (the test server's deal has one to place at once): Alice's rank
+    # moves on her card while she looks at it, pushed by the day's live board.
+    bob = new_player()
+    attempt = bob.api("POST", "/api/daily/")
+    legal = bob.api("GET", f"/api/games/{attempt['id']}/")["state"]["legal"]
+    scoring = next(t for t in legal if "-F" in t)
+    bob.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": scoring})
+    board = alice.api("GET", f"/api/daily/{over['daily_date']}/board/")
+    moved = f"{board['me']['rank']} of {board['count']}"
+    assert moved != rank
+    expect(result.locator("[data-result-rank]")).to_have_text(moved)
+    rank = moved
 
     # Later, the same card from the game page's toolbar.
     page.reload()

@@ -108,3 +108,14 @@ def test_a_pass_through_the_stock_without_a_move_says_no_useful_moves_are_left(
     wait_actions(page, 14)
     expect(notice).to_be_visible()
     assert alice.errors == []
+
+
+def test_a_hint_says_when_there_is_no_way_to_win(new_player: Any) -> None:
+    alice = new_player()
+    page = alice.goto("/")
+    start_by_code(page, "CF1-D3-LQTCNKR")  # no card can ever move: the solver proves it
+    page.locator("[data-hint]").click()
+    expect(page.locator("[data-announce]")).to_have_text("No way to win from here.")
+    expect(page.locator(".toast")).to_contain_text("No way to win from here.")
+    expect(page.locator(".hint-source, .hint-target")).to_have_count(0)
+    assert alice.errors == []
