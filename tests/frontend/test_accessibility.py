@@ -63,6 +63,10 @@ def test_no_serious_accessibility_violations(
         page.wait_for_load_state("networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == scheme
         found[name] = violations(page)
+        if name in ("game", "leaderboard", "replay"):  # and their phone layout
+            page.set_viewport_size(PHONE)
+            found[f"{name} (phone)"] = page.evaluate(RUN_AXE)
+            page.set_viewport_size(WIDE)
     visitor = browser.new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True)
     try:
         page = visitor.new_page()
