@@ -3,8 +3,10 @@ through the REST API (session auth + CSRF token)."""
 
 from datetime import UTC, date, datetime
 
+from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 
@@ -41,9 +43,9 @@ def leaderboard(request: HttpRequest, day: str | None = None) -> HttpResponse:
         try:
             shown = date.fromisoformat(day)
         except ValueError:
-            raise Http404("No such day") from None
+            raise Http404(_("There is no such day.")) from None
         if shown > today:
-            raise Http404("That day has not come yet")
+            raise Http404(_("That day has not come yet: its deal is dealt at midnight UTC."))
     return _render(
         request,
         "leaderboard.html",
@@ -71,6 +73,8 @@ def solution(request: HttpRequest, day: str) -> HttpResponse:
 
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
+    if not get_user_model().objects.filter(username__iexact=username).exists():
+        raise Http404(_("There is no player of that name."))
     return _render(request, "profile.html", "profile", profile_username=username)
 
 

@@ -121,13 +121,22 @@ class PlayerStats(TypedDict):
     longest_streak: int
 
 
+class PracticeStats(TypedDict):
+    """Over the player's practice games (unranked: any deal, any rules)."""
+
+    played: Annotated[int, "Practice games with one action or more."]
+    won: int
+    win_rate: Annotated[float, "won / played, 0 to 1 (0 when none played)."]
+
+
 class HistoryRow(BoardRow):
     date: IsoDate
 
 
 class PlayerPage(TypedDict):
     player: str
-    stats: PlayerStats
+    stats: Annotated[PlayerStats, "Over the player's daily attempts only."]
+    practice: Annotated[PracticeStats, "Over the player's practice games."]
     count: Annotated[int, "Daily attempts in the history."]
     page: int
     pages: int

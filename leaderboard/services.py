@@ -34,6 +34,7 @@ from leaderboard.payloads import (
     DayRow,
     PlayerPage,
     PlayerStats,
+    PracticeStats,
     SnapshotFrame,
     TodayDict,
     UpdateFrame,
@@ -429,6 +430,15 @@ def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
     }
 
 
+def practice_stats(user: User) -> PracticeStats:
+    """Stats over the player's practice games with one action or more."""
+    totals = Game.objects.filter(owner=user, kind=Game.Kind.PRACTICE, ply__gt=0).aggregate(
+        played=Count("id"), won=Count("id", filter=Q(status=Game.Status.WON))
+    )
+    played, won = totals["played"], totals["won"]
+    return {"played": played, "won": won, "win_rate": round(won / played, 4) if played else 0.0}
+
+
 def player(username: str, page: int = 1, now: dt.datetime | None = None) -> PlayerPage:
     """A player's stats and their daily attempts, newest first, with their rank on each day's
     board (``null`` for an attempt never started). ``not_found`` for an unknown player or a
@@ -450,6 +460,7 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     return {
         "player": user.get_username(),
         "stats": player_stats(user, now),
+        "practice": practice_stats(user),
         "count": count,
         "page": page,
         "pages": pages,

@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    ViewportSize,
+    sync_playwright,
+)
 
 from games.engine import Canfield
 from tests.support import ROOT, TEST_DEAL_POSITIONS, Daphne, django_env, migrate
@@ -41,7 +48,10 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "felt-green-canfield-42"
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 360, "height": 740}
+PHONE: ViewportSize = {"width": 360, "height": 740}
+WIDE: ViewportSize = {"width": 1440, "height": 900}
+#: The two sizes every layout is checked at: a desktop window and a phone.
+SIZES: dict[str, ViewportSize] = {"desktop": WIDE, "phone": PHONE}
 
 
 def yesterday() -> dt.date:
@@ -64,9 +74,19 @@ def _daily_secret(day: dt.date) -> str:
 
 
 @pytest.fixture(scope="session")
-def daphne_server() -> Iterator[str]:
-    """The base URL of a Daphne server on a fresh database."""
+def server_workdir() -> Iterator[Path]:
+    """The folder of the session's server: its SQLite database `db.sqlite3` and its log."""
     workdir = Path(tempfile.mkdtemp(prefix="canfield-browser-"))
+    try:
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def daphne_server(server_workdir: Path) -> Iterator[str]:
+    """The base URL of a Daphne server on a fresh database."""
+    workdir = server_workdir
     env = django_env(
         f"sqlite:///{workdir / 'db.sqlite3'}",
         settings="tests.frontend.live_settings",
@@ -82,11 +102,8 @@ def daphne_server() -> Iterator[str]:
         capture_output=True,
         timeout=300,
     )
-    try:
-        with Daphne(env, workdir / "daphne.log") as server:
-            yield server.url
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with Daphne(env, workdir / "daphne.log") as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

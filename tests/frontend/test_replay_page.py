@@ -26,12 +26,24 @@ def test_the_replay_viewer_steps_to_an_action_and_shows_its_board(
     assert board["reserve_top"] == "QC"
     assert board["score"] == "0"
     expect(page.locator("[data-tokens] button")).to_have_text(
-        ["start", "1.R-T2", "2.R-F1", "3.T2:2-T4", "4.D"]
+        [
+            "Start",
+            "1. Queen of clubs from the reserve to column 2",
+            "2. Eight of hearts from the reserve to the hearts foundation",
+            "3. King of hearts with 1 card on it from column 2 to column 4",
+            "4. Draw from the stock",
+        ]
+    )
+    # the notation stays at hand, in a tooltip
+    expect(page.locator('[data-tokens] button[data-position="3"]')).to_have_attribute(
+        "title", "Action 3: T2:2-T4 (notation) · score 5"
     )
 
     page.locator('[data-tokens] button[data-position="2"]').click()  # jump to action 2
     expect(position).to_have_text("2/4")
-    expect(page.locator('[data-tokens] button[aria-current="step"]')).to_have_text("2.R-F1")
+    expect(page.locator('[data-tokens] button[aria-current="step"]')).to_have_attribute(
+        "data-token", "R-F1"
+    )
     board = read_board(page)
     assert board["columns"] == [["6C"], ["KH", "QC"], ["QH"], ["AS"]]
     assert board["foundations"]["H"] == "8H"

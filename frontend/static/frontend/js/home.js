@@ -90,16 +90,16 @@ async function loadRecent() {
     return;
   }
   const rows = games.slice(0, 12).map((game) => h("tr", {},
-    h("td", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
+    h("td.lead", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
     h("td", {}, `Draw ${game.draw}${game.variant === "classic" ? " · classic" : ""}`),
     h("td", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result))),
-    h("td.num", {}, game.score),
-    h("td.num", {}, game.actions),
+    h("td.num", { "data-label": "Score" }, game.score),
+    h("td.num", { "data-label": "Actions" }, game.actions),
     h("td", {}, game.status === "in_progress"
       ? h("a", { href: `/games/${game.id}/` }, "Continue")
       : h("a", { href: `/games/${game.id}/replay/` }, "Replay")),
   ));
-  recentBox.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
+  recentBox.replaceChildren(h("div.table-wrap", {}, h("table.data.stack", {},
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Mode"), h("th", { scope: "col" }, "Status"),
       h("th.num", { scope: "col" }, "Score"), h("th.num", { scope: "col" }, "Actions"), h("th", { scope: "col" }, h("span.sr-only", {}, "Open")))),

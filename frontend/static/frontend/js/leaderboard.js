@@ -35,12 +35,12 @@ function rowElement(row) {
   const tr = h(`tr${row.player === me ? ".me" : ""}${changed ? ".flash" : ""}${row.rank === 1 ? ".rank-1" : ""}`,
     { dataset: { player: row.player } },
     h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : row.rank ?? "–"),
-    h("td", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
+    h("td.player", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
     h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-    h("td.num", { dataset: { col: "cards" } }, row.foundation_cards),
-    h("td.num", { dataset: { col: "actions" } }, row.actions),
-    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" } }, formatDuration(seconds(row) * 1000)),
-    h("td.num", { dataset: { col: "score" } }, row.score),
+    h("td.num", { dataset: { col: "cards" }, "data-label": "Cards" }, row.foundation_cards),
+    h("td.num", { dataset: { col: "actions" }, "data-label": "Actions" }, row.actions),
+    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" }, "data-label": "Time" }, formatDuration(seconds(row) * 1000)),
+    h("td.num", { dataset: { col: "score" }, "data-label": "Score" }, row.score),
     h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
   );
   tr._row = row;
@@ -92,7 +92,10 @@ function showCode(board) {
   const solution = board.solution
     ? h("a.button", { href: `/leaderboard/${day}/solution/` }, "Watch the solution")
     : null;
-  box.replaceChildren(h("span", {}, "Deal code "), h("code", {}, board.code), par, solution, me ? play : null);
+  box.replaceChildren(
+    h("span", {}, "Deal code "), h("code", {}, board.code),
+    ...[par, solution, me ? play : null].filter((node) => node !== null),
+  );
   box.hidden = false;
 }
 
@@ -108,15 +111,22 @@ function showPager(board) {
   );
 }
 
-async function loadDays() {
+/** Past days, newest first, a page at a time ("More days" asks for the next page). */
+async function loadDays(url = "/api/daily/days/") {
   const list = root.querySelector("[data-days]");
+  const more = root.querySelector("[data-more-days]");
+  more.hidden = true;
   try {
-    const data = await api.get("/api/daily/days/");
+    const data = await api.get(url);
     const days = data.results;
     for (const d of days) {
       list.append(h("li", {}, h("a", { href: `/leaderboard/${d.date}/`, "aria-current": d.date === day ? "page" : null },
         h("span", {}, formatDay(d.date)),
         d.players !== undefined && d.players !== null ? h("span.muted", {}, `${d.winners ?? 0}/${d.players} won`) : null)));
+    }
+    if (data.next) {
+      more.hidden = false;
+      more.onclick = () => loadDays(data.next);
     }
   } catch {
     // the list of days is a convenience; the board stands without it

@@ -34,6 +34,13 @@ async function start() {
   stat("most_cards", s.most_cards ?? "–");
   stat("current_streak", s.current_streak ?? 0);
   stat("longest_streak", s.longest_streak ?? 0);
+  const practice = data.practice;
+  root.querySelector("[data-practice-stats]").hidden = !practice;
+  if (practice) {
+    for (const [key, value] of Object.entries({
+      played: practice.played, won: practice.won, win_rate: `${Math.round(practice.win_rate * 100)}%`,
+    })) root.querySelector(`[data-practice-stat="${key}"]`).textContent = value;
+  }
 
   const history = data.history || [];
   const box = root.querySelector("[data-history]");
@@ -41,19 +48,19 @@ async function start() {
     box.replaceChildren(h("p.muted", {}, "No daily deals played yet."));
     return;
   }
-  box.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
+  box.replaceChildren(h("div.table-wrap", {}, h("table.data.stack", {},
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Day"), h("th.num", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Result"),
       h("th.num", { scope: "col" }, "Cards"), h("th.num", { scope: "col" }, "Actions"), h("th.num", { scope: "col" }, "Time"),
       h("th.num", { scope: "col" }, "Score"), h("th", { scope: "col" }, h("span.sr-only", {}, "Replay")))),
     h("tbody", {}, history.map((row) => h("tr", {},
-      h("td", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
-      h("td.num", {}, row.rank ?? "–"),
+      h("td.lead", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
+      h("td.num", { "data-label": "Rank" }, row.rank ?? "–"),
       h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-      h("td.num", {}, row.foundation_cards),
-      h("td.num", {}, row.actions),
-      h("td.num", {}, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
-      h("td.num", {}, row.score),
+      h("td.num", { "data-label": "Cards" }, row.foundation_cards),
+      h("td.num", { "data-label": "Actions" }, row.actions),
+      h("td.num", { "data-label": "Time" }, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
+      h("td.num", { "data-label": "Score" }, row.score),
       h("td", {}, canReplay(row) ? h("a", { href: `/games/${row.game_id}/replay/` }, "Replay") : ""),
     ))),
   )));

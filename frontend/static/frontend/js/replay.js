@@ -2,7 +2,8 @@
 // (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { copyText, formatDay, h, resultLabel, showError, toast } from "./ui.js";
+import { copyText, formatDay, h, loginUrl, resultLabel, toast } from "./ui.js";
+import { actionWords } from "./words.js";
 
 const root = document.querySelector("[data-replay]");
 const gameId = root.dataset.gameId;
@@ -14,23 +15,35 @@ const scrubber = root.querySelector("[data-scrubber]");
 const playButton = root.querySelector("[data-play]");
 const speedSelect = root.querySelector("[data-speed]");
 const tokenList = root.querySelector("[data-tokens]");
+// On a phone the list of actions starts folded: the board needs the room.
+if (window.matchMedia("(max-width: 699px)").matches) root.querySelector("[data-actions-list]").open = false;
 
 let record = null;
 let states = [];
 let position = 0; // 0 = the deal; n = after the n-th action
 let timer = null;
 
-function describe(token) {
-  if (token === "D") return "draw";
-  if (token === "C") return "recycle";
-  if (token === "U") return "undo";
-  return token;
+const TEXT = {
+  deal: "The deal",
+  score: (n) => `Score ${n}`,
+  start: "Start",
+  action: (n) => `Action ${n}`,
+  notation: (n, token, score) => `Action ${n}: ${token} (notation) · score ${score}`,
+  logIn: "Log in",
+  signUp: "Sign up",
+  needsLogin: "Log in to see this replay: it is not public yet.",
+  notFound: "No such game, or not yours to see yet. A daily attempt opens to everyone once its day is over, and to players of the day once their own attempt is over; a practice game once it is finished.",
+};
+
+/** The words of the action that led to `position` (1 = the first action). */
+function describe(position) {
+  return actionWords(record.moves[position - 1].token, states[position - 1]);
 }
 
 function go(n, { animate = true } = {}) {
+  if (!record) return;
   position = Math.max(0, Math.min(n, states.length - 1));
   const state = states[position];
-  board.render(state, { animate: animate && !document.hidden });
   scrubber.value = String(position);
   const total = states.length - 1;
   root.querySelector("[data-step]").textContent = `${position}/${total}`;
@@ -38,9 +51,10 @@ function go(n, { animate = true } = {}) {
   root.querySelector("[data-reserve]").textContent = state.reserve.count;
   root.querySelector("[data-foundation-cards]").textContent = `${state.foundation_cards}/52`;
   const move = position > 0 ? record.moves[position - 1] : null;
-  root.querySelector("[data-caption]").textContent = move
-    ? `Action ${position}: ${describe(move.token)}`
-    : "The deal";
+  const caption = root.querySelector("[data-caption]");
+  caption.textContent = move ? `${TEXT.action(position)}: ${describe(position)}` : TEXT.deal;
+  caption.title = move ? move.token : "";
+  board.render(state, { animate: animate && !document.hidden }); // fits the room left above
   for (const button of tokenList.querySelectorAll("button[aria-current]")) button.removeAttribute("aria-current");
   const current = tokenList.querySelector(`button[data-position="${position}"]`);
   if (current) {
@@ -65,6 +79,7 @@ function setPlayButton(playing) {
 }
 
 function play() {
+  if (!record) return;
   if (position >= states.length - 1) go(0, { animate: false });
   setPlayButton(true);
   clearInterval(timer);
@@ -83,13 +98,13 @@ function toggle() {
 }
 
 function buildTokens() {
-  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, "start"))];
+  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, TEXT.start))];
   record.moves.forEach((move, i) => {
     items.push(h("li", {}, h("button", {
       type: "button",
-      dataset: { position: String(i + 1) },
-      title: `Action ${i + 1}: ${describe(move.token)} · score ${move.score}`,
-    }, h("span.ply", {}, `${i + 1}.`), move.token)));
+      dataset: { position: String(i + 1), token: move.token },
+      title: TEXT.notation(i + 1, move.token, move.score),
+    }, h("span.ply", {}, `${i + 1}.`), " ", describe(i + 1))));
   });
   tokenList.replaceChildren(...items);
 }
@@ -100,7 +115,7 @@ function drawHead() {
   document.title = `Replay: ${record.player} · Canfield Online`;
   const result = root.querySelector("[data-result]");
   result.hidden = false;
-  result.textContent = `${resultLabel(record.result)} · ${record.score}`;
+  result.textContent = `${resultLabel(record.result)} · ${TEXT.score(record.score)}`;
   result.className = `pill pill-${record.status}`;
   root.querySelector("[data-code-box]").hidden = !record.code;
   root.querySelector("[data-code]").textContent = record.code || "";
@@ -142,12 +157,34 @@ document.addEventListener("keydown", (e) => {
 
 // ---- start --------------------------------------------------------------------------------------
 
+/** The record could not be read: say why, and leave nothing to press. */
+function showFailure(err) {
+  root.classList.add("failed");
+  for (const control of root.querySelectorAll(".replay-controls button, .replay-controls input, .replay-controls select")) {
+    control.disabled = true;
+  }
+  let message = err?.message || String(err);
+  let login = false;
+  if (err?.status === 401) {
+    message = TEXT.needsLogin;
+    login = true;
+  } else if (err?.status === 404) {
+    message = TEXT.notFound;
+  }
+  root.querySelector(".board-wrap").replaceChildren(
+    h("div.notice.notice-error", { role: "alert", dataset: { replayError: err?.status ? String(err.status) : "" } },
+      h("p", {}, message),
+      login ? h("p", {}, h("a.button.primary", { href: loginUrl() }, TEXT.logIn), " ", h("a.button", { href: "/signup/" }, TEXT.signUp)) : null,
+    ),
+  );
+}
+
 async function start() {
   try {
     record = await api.get(recordUrl);
   } catch (err) {
     root.querySelector("[data-loading]")?.remove();
-    showError(root.querySelector(".board-wrap"), err);
+    showFailure(err);
     return;
   }
   states = record.states;
