@@ -14,15 +14,18 @@ from playwright.sync_api import expect
 from .conftest import SIZES
 from .helpers import WORKED_EXAMPLE, play_line
 
+CODE = "CF1-D3-AAAAACL"
+
 
 def add_past_days(database: Path, n: int) -> None:
-    """`n` finished days before yesterday, as the server keeps them once played (counts settled)."""
+    """`n` finished days before yesterday, as the server keeps them once dealt and played (counts
+    settled); their deal is a CF1 code, as days dealt before the keyed deals kept."""
     today = dt.datetime.now(dt.UTC).date()
     with sqlite3.connect(database) as db:
         db.executemany(
-            "INSERT OR IGNORE INTO leaderboard_dailydeal (date, seq, players, winners) "
-            "VALUES (?, 0, 0, 0)",
-            [((today - dt.timedelta(days=2 + i)).isoformat(),) for i in range(n)],
+            "INSERT OR IGNORE INTO leaderboard_dailydeal"
+            " (date, seq, players, winners, code, outcome) VALUES (?, 0, 0, 0, ?, 'legacy')",
+            [((today - dt.timedelta(days=2 + i)).isoformat(), CODE) for i in range(n)],
         )
 
 

@@ -32,7 +32,7 @@ const TEXT = {
   logIn: "Log in",
   signUp: "Sign up",
   needsLogin: "Log in to see this replay: it is not public yet.",
-  notFound: "No such game, or not yours to see yet. A daily attempt opens to everyone once its day is over, and to players of the day once their own attempt is over; a practice game once it is finished.",
+  notFound: "No such game, or not yours to see yet. Another player's daily attempt opens to everyone once its day is over; a practice game once it is finished.",
 };
 
 /** The words of the action that led to `position` (1 = the first action). */
@@ -169,7 +169,8 @@ function showFailure(err) {
     message = TEXT.needsLogin;
     login = true;
   } else if (err?.status === 404) {
-    message = TEXT.notFound;
+    // A game's record: say who may see it. Any other record (a day's solution): the server's why.
+    message = root.dataset.recordUrl ? message : TEXT.notFound;
   }
   root.querySelector(".board-wrap").replaceChildren(
     h("div.notice.notice-error", { role: "alert", dataset: { replayError: err?.status ? String(err.status) : "" } },
