@@ -3,7 +3,9 @@ without spoilers, copied to the clipboard."""
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -70,4 +72,36 @@ def test_the_daily_result_card_and_its_share_text(
     page.reload()
     page.locator("[data-open-result]").click()
     expect(result.locator("[data-result-rank]")).to_have_text(rank)
+    assert alice.errors == []
+
+
+def test_a_won_daily_says_so_on_its_card_and_in_its_share_text(
+    new_player: Any, server_workdir: Path
+) -> None:
+    """Today's deal played to a win along the solver's line (as the server stored it): the card
+    and the share text say "Won", with the line's length as the actions."""
+    alice = new_player()
+    alice.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    game = alice.api("POST", "/api/daily/")
+    with sqlite3.connect(server_workdir / "db.sqlite3") as db:
+        (line,) = db.execute(
+            "SELECT line FROM leaderboard_dailydeal WHERE date = ?", (game["daily_date"],)
+        ).fetchone()
+    line = json.loads(line)
+    for ply, action in enumerate(line):
+        alice.api("POST", f"/api/games/{game['id']}/actions/", {"ply": ply, "action": action})
+    over = alice.api("GET", f"/api/games/{game['id']}/")
+    assert over["status"] == "won"
+
+    page = alice.goto(f"/games/{game['id']}/")
+    page.locator("[data-open-result]").click()
+    result = page.locator("[data-result-card]")
+    expect(result.locator("[data-result-outcome]")).to_have_text("Won")
+    expect(result.locator("[data-result-actions]")).to_have_text(str(len(line)))
+    expect(result.locator("[data-result-rank]")).to_have_text(re.compile(r"^\d+ of \d+$"))
+    result.locator("[data-share]").click()
+    expect(page.locator(".toast-success")).to_be_visible()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.splitlines()[1].startswith(f"Won · {len(line)} actions · ")
+    assert not re.search(r"\b[A2-9TJQK][SHDC]\b|CF[12]-", copied)
     assert alice.errors == []
