@@ -161,8 +161,10 @@ DAILY_DEAL_SECRET = env_str("DAILY_DEAL_SECRET", "")
 if DAILY_DEAL_SECRET and len(DAILY_DEAL_SECRET.encode()) < 16:
     raise ImproperlyConfigured("DAILY_DEAL_SECRET: at least 16 bytes (say 32 random hex digits)")
 # The solver's budget, in positions, to certify one candidate deal of a day winnable (positions,
-# not seconds: every process decides the same candidate), and the most candidates tried per day.
+# not seconds: every process decides the same candidate), then to shorten the winning line found,
+# and the most candidates tried per day.
 DAILY_DEAL_POSITIONS = env_int("DAILY_DEAL_POSITIONS", 2_000_000, minimum=1000)
+DAILY_DEAL_SHORTEN_POSITIONS = env_int("DAILY_DEAL_SHORTEN_POSITIONS", 200_000, minimum=0)
 DAILY_DEAL_CANDIDATES = env_int("DAILY_DEAL_CANDIDATES", 200, minimum=1)
 
 INSTALLED_APPS = [

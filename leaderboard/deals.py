@@ -29,7 +29,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Canfield, DealCode, daily_deal_code, is_dead
-from games.engine.solver import solve
+from games.engine.solver import shorten, solve
 from leaderboard.models import DailyDeal, DealSecret
 
 DAILY_DRAW: Final = 3
@@ -94,16 +94,19 @@ def certify(
         code = daily_deal_code(secret, day, n, DAILY_DRAW, DAILY_VARIANT)
         if is_dead(code):
             continue
-        result = solve(code, max_positions=budget)
+        result = solve(code, max_positions=budget, shorten=False)
         if result.outcome != "win":
             continue
-        if not Canfield.replay(code, result.line).is_won():  # the engine is the judge
+        # A shorter line on a budget of its own: the deciding budget is for hard deals, and most
+        # wins are found within a few thousand positions.
+        line = shorten(code, result.line, max_positions=settings.DAILY_DEAL_SHORTEN_POSITIONS)
+        if not Canfield.replay(code, line).is_won():  # the engine is the judge
             continue
         return Certified(
             day=day,
             n=n,
             code=str(code),
-            line=result.tokens(),
+            line=[action.token() for action in line],
             positions=result.positions,
             seconds=round(result.seconds, 3),
             total_seconds=round(time.perf_counter() - start, 3),

@@ -56,6 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # A small solver budget for certifying a day's deal: the tests that deal a day run the
         # real search, on fewer positions (a candidate it cannot decide is skipped).
         DAILY_DEAL_POSITIONS=TEST_DEAL_POSITIONS,
+        DAILY_DEAL_SHORTEN_POSITIONS=TEST_DEAL_POSITIONS,
     ).enable()
 
 

@@ -76,6 +76,7 @@ def django_env(
         THROTTLE_LOGIN="off",
         LOG_LEVEL="WARNING",
         DAILY_DEAL_POSITIONS=str(TEST_DEAL_POSITIONS),  # certified on a small budget
+        DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),
     )
     env.update(extra)
     if redis_url:
