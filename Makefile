@@ -103,7 +103,7 @@ lint: deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	docker-compose -f docker-compose.yml config -q
+	DAILY_DEAL_SECRET=compose-config-check-only docker-compose -f docker-compose.yml config -q
 
 pytest: deps
 	$(BIN)/pytest $(PYTEST_ARGS)

@@ -30,8 +30,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import hashlib
-import hmac
 import json
 import multiprocessing
 import os
@@ -47,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from common import (
+    TEST_DEAL_POSITIONS,
     Deployment,
     RedisServer,
     django_env,
@@ -96,11 +95,11 @@ def seed(day: dt.date, attempts: int, prefix: str, rng: random.Random, low: bool
     from django.utils import timezone
 
     from games.models import Game
+    from leaderboard.deals import daily_code
     from leaderboard.models import DailyDeal
-    from leaderboard.services import daily_deal
 
     DailyDeal.objects.get_or_create(date=day)
-    code = str(daily_deal(day))
+    code = str(daily_code(day))
     now = timezone.now()
     day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
     span = max(60.0, (min(now, day_start + dt.timedelta(days=1)) - day_start).total_seconds() - 60)
@@ -275,12 +274,14 @@ def board_table(result: dict[str, Any]) -> str:
 def secret_for(day: dt.date) -> str:
     """A DAILY_DEAL_SECRET whose deal of ``day`` has no scoring move in its first actions: the
     players' moves then change their rows without sending them to the top (a typical move)."""
-    from games.engine import Action, Canfield, DealCode
+    from games.engine import Action, Canfield
+    from leaderboard.deals import certify
 
     while True:
         secret = secrets.token_hex(16)
-        digest = hmac.new(secret.encode(), day.isoformat().encode(), hashlib.sha256).digest()
-        engine = Canfield(DealCode(int.from_bytes(digest, "big") % 26**7, 3, "app"))
+        # The servers certify on django_env's budget (DAILY_DEAL_POSITIONS).
+        found = certify(day, secret=secret.encode(), max_positions=TEST_DEAL_POSITIONS)
+        engine = Canfield(found.code)
         for _ in range(4):
             token, scoring = next_action([a.token() for a in engine.legal_moves])
             if scoring:

@@ -19,6 +19,7 @@ if str(ROOT) not in sys.path:  # the servers and players the tests use too
     sys.path.insert(0, str(ROOT))
 
 from tests.support import (  # noqa: E402
+    TEST_DEAL_POSITIONS,
     Daphne,
     Deployment,
     Nginx,
@@ -33,6 +34,7 @@ from tests.support import (  # noqa: E402
 )
 
 __all__ = [
+    "TEST_DEAL_POSITIONS",
     "Daphne",
     "Deployment",
     "Nginx",

@@ -8,17 +8,19 @@
   gives HTTP 409 `{"code": "stale_ply", "message": "The game has moved on.", "ply": 12}`.
 - `ApiError(status, code, message)` is for refusals of the HTTP layer itself (accounts).
 - `handler400`/`handler403`/`handler404`/`handler500` and `csrf_failure` answer in the same
-  shape for paths under /api/ that never reach a DRF view (unknown URL, a crash, a bad Host).
+  shape for paths under /api/ that never reach a DRF view (unknown URL, a crash, a bad Host);
+  every other path gets the site's own error page (`frontend/error.html`: its navigation kept).
 """
 
 from collections.abc import Iterator
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.utils.translation import gettext as _
-from django.views import defaults
+from django.template.loader import render_to_string
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -27,6 +29,11 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from canfield_site.schema import serializer_for
 from games.api import engine_messages
 from games.errors import GameError
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
+else:
+    StrOrPromise = str
 
 API_PREFIX = "/api/"
 
@@ -42,6 +49,7 @@ STATUS: dict[str, int] = {
     "game_over": 409,
     "game_too_long": 409,
     "stale_ply": 409,
+    "deal_unavailable": 503,
 }
 
 
@@ -116,7 +124,7 @@ def _validation_body(detail: Any) -> dict[str, Any]:
     parts = general + [f"{path}: {' '.join(messages)}" for path, messages in fields.items()]
     return {
         "code": "invalid",
-        "message": " ".join(parts) or _("Invalid input."),
+        "message": " ".join(parts) or gettext("Invalid input."),
         "fields": fields,
     }
 
@@ -174,31 +182,67 @@ def _json(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"code": code, "message": message}, status=status)
 
 
+#: The site's error pages: (title, explanation) by status.
+_PAGES: dict[int, tuple[StrOrPromise, StrOrPromise]] = {
+    400: (_("Bad request"), _("The server could not understand that request.")),
+    403: (_("Not allowed"), _("You do not have permission to see this page.")),
+    404: (_("Page not found"), _("There is no such page, or it is not there yet.")),
+    500: (_("Something went wrong"), _("The server failed to answer. Please try again soon.")),
+}
+
+
+def error_page(request: HttpRequest, status: int, message: str = "") -> HttpResponse:
+    """The site's styled error page for `status`, with its navigation."""
+    title, explanation = _PAGES[status]
+    username = ""
+    try:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            username = user.get_username()
+    except Exception:  # the database may be what failed: the page stands without the user
+        username = ""
+    context = {
+        "page": "error",
+        "username": username,
+        "status": status,
+        "title": title,
+        "explanation": message or explanation,
+    }
+    try:
+        html = render_to_string("frontend/error.html", context, request=request)
+    except Exception:  # a page about a failure must not fail itself
+        return HttpResponse(f"<h1>{status} {title}</h1>", status=status)
+    return HttpResponse(html, status=status)
+
+
 def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return _json(400, "bad_request", _("Bad request."))
-    return defaults.bad_request(request, exception)
+        return _json(400, "bad_request", gettext("Bad request."))
+    return error_page(request, 400)
 
 
 def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return _json(403, "permission_denied", _("You do not have permission to do this."))
-    return defaults.permission_denied(request, exception)
+        return _json(403, "permission_denied", gettext("You do not have permission to do this."))
+    return error_page(request, 403)
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return _json(404, "not_found", _("Not found."))
-    return defaults.page_not_found(request, exception)
+        return _json(404, "not_found", gettext("Not found."))
+    reason = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
+    return error_page(request, 404, reason if isinstance(reason, str) else "")
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
-        return _json(500, "server_error", _("Internal server error."))
-    return defaults.server_error(request)
+        return _json(500, "server_error", gettext("Internal server error."))
+    return error_page(request, 500)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if _is_api(request):
-        return _json(403, "permission_denied", _("CSRF Failed: %(reason)s") % {"reason": reason})
+        return _json(
+            403, "permission_denied", gettext("CSRF Failed: %(reason)s") % {"reason": reason}
+        )
     return django_csrf_failure(request, reason)

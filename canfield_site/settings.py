@@ -7,7 +7,6 @@ service: SQLite in the repository, the in-memory channel layer and cache, DEBUG 
 README.md lists every variable.
 """
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -155,12 +154,18 @@ SECRET_KEY = env_str("SECRET_KEY", "django-insecure-canfield-online-local-develo
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS", "")
 
-# The key of the HMAC that turns a date into its daily deal. Derived from SECRET_KEY when not
-# set, so a development server has a stable one; production sets its own.
-DAILY_DEAL_SECRET = env_str(
-    "DAILY_DEAL_SECRET",
-    hashlib.sha256(f"canfield-daily-deal:{SECRET_KEY}".encode()).hexdigest(),
-)
+# The secret that keys the daily deals (docs/deal-format.md, "The keyed daily deal"): at least 16
+# bytes, never public. When unset, the service generates a random one on first use and keeps it
+# in its database (leaderboard.deals.deal_secret); `check --deploy` warns about that.
+DAILY_DEAL_SECRET = env_str("DAILY_DEAL_SECRET", "")
+if DAILY_DEAL_SECRET and len(DAILY_DEAL_SECRET.encode()) < 16:
+    raise ImproperlyConfigured("DAILY_DEAL_SECRET: at least 16 bytes (say 32 random hex digits)")
+# The solver's budget, in positions, to certify one candidate deal of a day winnable (positions,
+# not seconds: every process decides the same candidate), then to shorten the winning line found,
+# and the most candidates tried per day.
+DAILY_DEAL_POSITIONS = env_int("DAILY_DEAL_POSITIONS", 2_000_000, minimum=1000)
+DAILY_DEAL_SHORTEN_POSITIONS = env_int("DAILY_DEAL_SHORTEN_POSITIONS", 200_000, minimum=0)
+DAILY_DEAL_CANDIDATES = env_int("DAILY_DEAL_CANDIDATES", 200, minimum=1)
 
 INSTALLED_APPS = [
     "daphne",

@@ -12,6 +12,11 @@ urlpatterns = [
     re_path(
         r"^leaderboard/(?P<day>\d{4}-\d{2}-\d{2})/$", views.leaderboard, name="leaderboard-day"
     ),
+    re_path(
+        r"^leaderboard/(?P<day>\d{4}-\d{2}-\d{2})/solution/$",
+        views.solution,
+        name="leaderboard-solution",
+    ),
     path("players/<str:username>/", views.profile, name="profile"),
     path("signup/", views.signup, name="signup"),
     path("login/", views.login, name="login"),

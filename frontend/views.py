@@ -3,8 +3,10 @@ through the REST API (session auth + CSRF token)."""
 
 from datetime import UTC, date, datetime
 
+from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 
@@ -41,9 +43,9 @@ def leaderboard(request: HttpRequest, day: str | None = None) -> HttpResponse:
         try:
             shown = date.fromisoformat(day)
         except ValueError:
-            raise Http404("No such day") from None
+            raise Http404(_("There is no such day.")) from None
         if shown > today:
-            raise Http404("That day has not come yet")
+            raise Http404(_("That day has not come yet: its deal is dealt at midnight UTC."))
     return _render(
         request,
         "leaderboard.html",
@@ -55,7 +57,25 @@ def leaderboard(request: HttpRequest, day: str | None = None) -> HttpResponse:
 
 
 @ensure_csrf_cookie
+def solution(request: HttpRequest, day: str) -> HttpResponse:
+    """The replay viewer on a past day's solution (the API answers 404 until the day is over)."""
+    try:
+        shown = date.fromisoformat(day)
+    except ValueError:
+        raise Http404(_("There is no such day.")) from None
+    return _render(
+        request,
+        "replay.html",
+        "replay",
+        game_id="",
+        record_url=f"/api/daily/{shown.isoformat()}/solution/?states=1",
+    )
+
+
+@ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
+    if not get_user_model().objects.filter(username__iexact=username).exists():
+        raise Http404(_("There is no player of that name."))
     return _render(request, "profile.html", "profile", profile_username=username)
 
 

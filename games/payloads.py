@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
 from games import services
-from games.engine import FullView, PlayerView
+from games.engine import Action, Canfield, FullView, GameRecord, PlayerView
 from games.models import Game
 
 
@@ -152,6 +152,23 @@ def played_game_dict(result: services.PlayResult, today: dt.date) -> PlayedGameD
     return {**game_dict(result.game, today), "applied": result.applied}
 
 
+def _record(
+    head: GameSummary,
+    log: list[tuple[int, str, int]],
+    text: str,
+    states: list[PlayerView] | None,
+) -> RecordDict:
+    """A record from its summary, its log (ply, token, score after) and its text: the one
+    builder of the record shape, for games and for the daily deal's solution."""
+    moves: list[LogEntryDict] = [
+        {"ply": ply, "token": token, "score": score} for ply, token, score in log
+    ]
+    payload = cast(RecordDict, {**head, "moves": moves, "text": text})  # (states: below)
+    if states is not None:
+        payload["states"] = states
+    return payload
+
+
 def record_dict(game: Game, today: dt.date, states: bool = False) -> RecordDict:
     """The game's record: JSON fields, the log, and the text notation (with ``states``, the
     player's view after each ply). A daily deal's code is left out — ``None``, and no ``Code``
@@ -162,10 +179,40 @@ def record_dict(game: Game, today: dt.date, states: bool = False) -> RecordDict:
     text = services.game_record(game, tokens).text()
     if head["code"] is None:
         text = "".join(line for line in text.splitlines(True) if not line.startswith("[Code "))
-    moves: list[LogEntryDict] = [
-        {"ply": ply, "token": token, "score": score} for ply, token, score in log
-    ]
-    payload = cast(RecordDict, {**head, "moves": moves, "text": text})  # (states: below)
-    if states:
-        payload["states"] = services.states(game, tokens)
-    return payload
+    return _record(head, log, text, services.states(game, tokens) if states else None)
+
+
+#: The player a solver's line is recorded as (no account name has parentheses).
+SOLVER = "(solver)"
+
+
+def line_record_dict(
+    code: str, tokens: list[str], day: dt.date, states: bool = False
+) -> RecordDict:
+    """The record of a winning line of ``code`` played on ``day`` by the solver (a daily deal's
+    solution, shown once its day is over), in the shape of a game's record: ``id`` 0, kind
+    ``daily``, player ``(solver)``."""
+    engine = Canfield(code)
+    log: list[tuple[int, str, int]] = []
+    views = [engine.player_view()]
+    for ply, token in enumerate(tokens):
+        engine.push(Action.parse(token))
+        log.append((ply, token, engine.score))
+        if states:
+            views.append(engine.player_view())
+    result: Literal["won", "in_progress"] = "won" if engine.is_won() else "in_progress"
+    deal = engine.code
+    head: GameSummary = {
+        "id": 0,
+        "kind": "daily",
+        "code": str(deal),
+        "draw": deal.draw,
+        "variant": deal.variant,
+        "status": result,
+        "result": result,
+        "player": SOLVER,
+        "daily_date": day.isoformat(),
+        "score": engine.score,
+    }
+    record = GameRecord.from_game(engine, player=SOLVER, date=day.isoformat(), result=result)
+    return _record(head, log, record.text(), views if states else None)

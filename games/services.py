@@ -140,21 +140,15 @@ def games_of(user: User) -> GameQuerySet:
 
 
 def can_view_record(user: Viewer, game: Game) -> bool:
-    """Who may read a game's record (its log): its owner, always. Anyone else: a practice
-    game once it is over; a daily game once its day is over; a daily game of today once their
-    own ranked attempt at today's deal is over (PRODUCT.md, "Fair play")."""
+    """Who may read a game's record (its log, its views): its owner, always. Anyone else: a
+    practice game once it is over; a daily attempt once its UTC day is over — never before, even
+    for a player whose own attempt is over (a second account could end one early and read the
+    others'; PRODUCT.md, "Fair play")."""
     if user.is_authenticated and game.owner_id == user.pk:
         return True
     if not game.is_daily:
         return not game.is_in_progress
-    if game.day_is_over(utc_today()):
-        return True
-    return (
-        user.is_authenticated
-        and Game.objects.filter(owner_id=user.pk, kind=Game.Kind.DAILY, daily_date=game.daily_date)
-        .exclude(status=Game.Status.IN_PROGRESS)
-        .exists()
-    )
+    return game.day_is_over(utc_today())
 
 
 def game_record(game: Game, tokens: Iterable[str] | None = None) -> GameRecord:

@@ -8,7 +8,7 @@ class LeaderboardConfig(AppConfig):
 
     def ready(self) -> None:
         from games import signals
-        from leaderboard import fanout, receivers
+        from leaderboard import checks, fanout, receivers  # noqa: F401 (checks: registers)
 
         fanout.lighten_autobahn()
 

@@ -1,16 +1,19 @@
-"""What the leaderboard stores of its own: one row per UTC day that has a daily deal in play.
+"""What the leaderboard stores of its own: one row per UTC day that has a daily deal, and the
+deployment's generated deal secret.
 
 The attempts themselves are ``games.models.Game`` rows (``kind="daily"``); the board is ranked
-straight from them. ``DailyDeal`` only holds what has no other home:
+straight from them. ``DailyDeal`` holds what has no other home:
 
+- the day's deal: ``code`` (a CF2 code; a CF1 code for the days dealt before keyed deals), the
+  candidate ``n`` it was shuffled as, the solver's winning ``line`` and its length ``par``, and
+  the solver's figures. Written once, by compare-and-set (``leaderboard.deals.deal_of``): a day's
+  deal never changes once stored. ``code`` is empty while the day has no deal yet (the row may
+  exist for the live stream first);
 - ``seq``: the number of the latest message of that day's live stream (``/ws/daily/<date>/``).
   Every broadcast takes the next number, in the database, so that it grows monotonically whichever
   Daphne process sends it;
 - ``players`` / ``winners``: the day's final counts, written once the day is over (they can no
   longer change then), so that the list of past days never re-counts a day's attempts.
-
-The deal itself is not stored: it is computed from the date and ``settings.DAILY_DEAL_SECRET``
-(``leaderboard.services.daily_deal``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from django.db import models
 
 
 class DailyDeal(models.Model):
+    class Outcome(models.TextChoices):
+        WIN = "win", "certified winnable"
+        LEGACY = "legacy", "dealt before certification (a CF1 deal, no solver line)"
+
     date = models.DateField(primary_key=True, help_text="The UTC day")
     seq = models.PositiveBigIntegerField(
         default=0, help_text="Sequence number of the latest live-board message of the day"
@@ -29,9 +36,44 @@ class DailyDeal(models.Model):
     winners = models.PositiveIntegerField(
         null=True, blank=True, help_text="Attempts won; set once the day is over"
     )
+    code = models.CharField(
+        max_length=64, blank=True, default="", help_text="The day's deal code; empty until dealt"
+    )
+    n = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The keyed candidate dealt (null for a legacy deal)"
+    )
+    line = models.JSONField(
+        null=True, blank=True, help_text="The solver's winning line: action tokens"
+    )
+    par = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The solver's line length (not proved shortest)"
+    )
+    outcome = models.CharField(max_length=8, choices=Outcome.choices, blank=True, default="")
+    positions = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="Positions the solver searched for the dealt candidate"
+    )
+    seconds = models.FloatField(
+        null=True, blank=True, help_text="Seconds the solver took for the dealt candidate"
+    )
+    candidates_seconds = models.FloatField(
+        null=True, blank=True, help_text="Seconds spent on all candidates, the dealt one included"
+    )
+    created = models.DateTimeField(null=True, blank=True, help_text="When the deal was stored")
 
     class Meta:
         ordering = ["-date"]
 
     def __str__(self) -> str:
         return f"Daily deal of {self.date.isoformat()} (seq {self.seq})"
+
+
+class DealSecret(models.Model):
+    """The deal secret generated on first use when ``DAILY_DEAL_SECRET`` is not set: one row
+    (``id`` 1), created once under its primary key, so every process of a deployment agrees."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    secret = models.CharField(max_length=128, help_text="Hexadecimal, 32 random bytes")
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Generated deal secret ({self.created:%Y-%m-%d})"

@@ -39,6 +39,16 @@ class BoardRow(TypedDict):
 class BoardPage(TypedDict):
     date: IsoDate
     code: Annotated[str | None, "The day's deal code; null until the day is over."]
+    par: Annotated[
+        int | None,
+        "The length of the solver's winning line (not proved shortest); null until the day is "
+        "over, and for a day dealt before certification.",
+    ]
+    solution: Annotated[
+        str | None,
+        "URL of the solver's winning line as a record (GET /api/daily/<date>/solution/); null "
+        "until the day is over, and for a day dealt before certification.",
+    ]
     count: Annotated[int, "Attempts on the board (one action or more)."]
     page: int
     pages: int
@@ -84,6 +94,11 @@ class TodayDict(TypedDict):
 class DayRow(TypedDict):
     date: IsoDate
     code: Annotated[str, "The day's deal code, public once the day is over."]
+    par: Annotated[
+        int | None,
+        "The length of the solver's winning line (not proved shortest); null for a day dealt "
+        "before certification.",
+    ]
     players: Annotated[int, "Attempts played (one action or more)."]
     winners: int
 
@@ -92,7 +107,12 @@ class PlayerStats(TypedDict):
     played: Annotated[int, "Daily attempts with one action or more."]
     won: int
     win_rate: Annotated[float, "won / played, 0 to 1 (0 when none played)."]
-    best_score: int | None
+    best_rank: Annotated[
+        int | None, "The best rank on a day's board (today's counts as it stands); null if none."
+    ]
+    most_cards: Annotated[
+        int | None, "The most foundation cards of one attempt (52: a win); null if none played."
+    ]
     current_streak: Annotated[
         int,
         "Consecutive UTC days played, ending today (or yesterday, if today's deal is not "
@@ -101,13 +121,22 @@ class PlayerStats(TypedDict):
     longest_streak: int
 
 
+class PracticeStats(TypedDict):
+    """Over the player's practice games (unranked: any deal, any rules)."""
+
+    played: Annotated[int, "Practice games with one action or more."]
+    won: int
+    win_rate: Annotated[float, "won / played, 0 to 1 (0 when none played)."]
+
+
 class HistoryRow(BoardRow):
     date: IsoDate
 
 
 class PlayerPage(TypedDict):
     player: str
-    stats: PlayerStats
+    stats: Annotated[PlayerStats, "Over the player's daily attempts only."]
+    practice: Annotated[PracticeStats, "Over the player's practice games."]
     count: Annotated[int, "Daily attempts in the history."]
     page: int
     pages: int

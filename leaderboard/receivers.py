@@ -26,6 +26,11 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
     if game.kind == Game.Kind.DAILY and game.daily_date is not None:
         if not game.is_in_progress:  # an attempt ended: its day is listed among the days
             DailyDeal.objects.get_or_create(date=game.daily_date)
+            # A row lost since the day was dealt gets its deal back from the attempt (without
+            # the solver's line: as a legacy deal).
+            DailyDeal.objects.filter(date=game.daily_date, code="").update(
+                code=game.code, outcome=DailyDeal.Outcome.LEGACY
+            )
         try:
             redis_ranking.record(game)  # (before the broadcast that reads it)
             broadcast.mark_dirty(game.daily_date)

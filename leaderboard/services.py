@@ -11,13 +11,10 @@ Time is the server's: every function takes ``now`` (default ``django.utils.timez
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
+import logging
 import math
 import re
-from typing import Final
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet
@@ -27,12 +24,11 @@ from django.utils.translation import ngettext
 
 from games import services as games
 from games.clock import day_end, utc_today
-from games.engine import DealCode
 from games.errors import GameError
 from games.models import Game
-from games.payloads import game_dict, iso
+from games.payloads import RecordDict, game_dict, iso, line_record_dict
 from games.services import Viewer
-from leaderboard import payloads, ranking, redis_ranking
+from leaderboard import deals, payloads, ranking, redis_ranking
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
     BoardPage,
@@ -40,15 +36,14 @@ from leaderboard.payloads import (
     DayRow,
     PlayerPage,
     PlayerStats,
+    PracticeStats,
     SnapshotFrame,
     TodayDict,
     UpdateFrame,
 )
 
-#: How many deal numbers exist: seven letters A-Z.
-DEAL_COUNT = 26**7
-DAILY_DRAW: Final = 3
-DAILY_VARIANT: Final = "app"
+log = logging.getLogger(__name__)
+
 #: Past days per page of GET /api/daily/days/, daily attempts per page of a player's history.
 DAYS_PAGE_SIZE = 30
 HISTORY_PAGE_SIZE = 30
@@ -62,22 +57,33 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # --- the deal ---------------------------------------------------------------------------------
 
 
-def deal_number(day: dt.date, secret: str | None = None) -> int:
-    """HMAC-SHA256 of the ISO date, keyed by ``DAILY_DEAL_SECRET``, as a number mod 26**7."""
-    key = (secret if secret is not None else settings.DAILY_DEAL_SECRET).encode()
-    digest = hmac.new(key, day.isoformat().encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest, "big") % DEAL_COUNT
-
-
-def daily_deal(day: dt.date) -> DealCode:
-    """The daily deal of a UTC day: draw 3, app rules. Never serve it before the day is over
-    (see :func:`public_code`)."""
-    return DealCode(deal_number(day), DAILY_DRAW, DAILY_VARIANT)
+def public_deal(day: dt.date, now: dt.datetime | None = None) -> DailyDeal | None:
+    """The day's stored deal once the day is over, else ``None``: before then nothing about the
+    deal is served."""
+    if day >= utc_today(now):
+        return None
+    return deals.stored(day)
 
 
 def public_code(day: dt.date, now: dt.datetime | None = None) -> str | None:
     """The day's code once the day is over, else ``None``."""
-    return str(daily_deal(day)) if day < utc_today(now) else None
+    row = public_deal(day, now)
+    return row.code if row is not None else None
+
+
+def solution_url(day: dt.date) -> str:
+    return f"/api/daily/{day.isoformat()}/solution/"
+
+
+def solution(day: dt.date, states: bool = False, now: dt.datetime | None = None) -> RecordDict:
+    """The solver's winning line of the day's deal as a record, once the day is over:
+    ``not_found`` before then, and for a day without a stored line (a legacy deal)."""
+    deal = public_deal(day, now)
+    if deal is None or not deal.line:
+        raise GameError(
+            "not_found", _("There is no solution for %(day)s to show.") % {"day": day.isoformat()}
+        )
+    return line_record_dict(deal.code, list(deal.line), day, states)
 
 
 # --- dates ------------------------------------------------------------------------------------
@@ -105,10 +111,6 @@ def board_day(text: str, now: dt.datetime | None = None) -> dt.date:
             "not_found", _("There is no daily deal for %(day)s yet.") % {"day": day.isoformat()}
         )
     return day
-
-
-def ensure_day(day: dt.date) -> DailyDeal:
-    return DailyDeal.objects.get_or_create(date=day)[0]
 
 
 def current_seq(day: dt.date) -> int:
@@ -154,9 +156,16 @@ def start_attempt(user: User, now: dt.datetime | None = None) -> Game:
     today = utc_today(now)
     if attempt_of(user, today) is not None:
         raise attempt_exists()
-    ensure_day(today)
     try:
-        return games.new_game(user, code=daily_deal(today), kind=Game.Kind.DAILY, daily_date=today)
+        code = deals.daily_code(today)
+    except deals.NoCertifiedDeal:
+        log.exception("no certified deal for %s: the day's attempts cannot start", today)
+        raise GameError(
+            "deal_unavailable",
+            _("Today's deal is not ready yet. Please try again in a few minutes."),
+        ) from None
+    try:
+        return games.new_game(user, code=code, kind=Game.Kind.DAILY, daily_date=today)
     except GameError as exc:
         if exc.code == "attempt_exists":  # two requests at once: the constraint refused one
             raise attempt_exists() from None
@@ -184,6 +193,7 @@ def board(
         )
     rows = payloads.rows(standings.page(page), (page - 1) * ranking.PAGE_SIZE + 1, now)
 
+    deal = public_deal(day, now)
     me = None
     mine = attempt_of(viewer, day) if viewer is not None else None
     if mine is not None and mine.ply:
@@ -192,7 +202,9 @@ def board(
             me = payloads.row(mine, standings.rank_of(mine), now)
     return {
         "date": day.isoformat(),
-        "code": public_code(day, now),
+        "code": deal.code if deal is not None else None,
+        "par": deal.par if deal is not None else None,
+        "solution": solution_url(day) if deal is not None and deal.line else None,
         "count": count,
         "page": page,
         "pages": pages,
@@ -347,8 +359,8 @@ def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
 
 
 def past_days(now: dt.datetime | None = None) -> QuerySet[DailyDeal]:
-    """The days before today that had a daily deal in play, newest first (a queryset)."""
-    return DailyDeal.objects.filter(date__lt=utc_today(now)).order_by("-date")
+    """The days before today that had a daily deal dealt, newest first (a queryset)."""
+    return DailyDeal.objects.filter(date__lt=utc_today(now)).exclude(code="").order_by("-date")
 
 
 def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayRow]:
@@ -367,7 +379,8 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayR
         rows.append(
             {
                 "date": day.date.isoformat(),
-                "code": str(daily_deal(day.date)),
+                "code": day.code,
+                "par": day.par,
                 "players": day.players,
                 "winners": day.winners,
             }
@@ -401,25 +414,41 @@ def streaks(played: list[dt.date], today: dt.date) -> tuple[int, int]:
 
 def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
     """Stats over the player's daily attempts; an attempt counts as played from its first action.
-    Streaks count consecutive days played (see :func:`streaks`)."""
+    Streaks count consecutive days played (see :func:`streaks`). The bests are the best rank and
+    the most foundation cards, never the score (which taking a card back and placing it again
+    raises without limit)."""
+    now = now or timezone.now()
     today = utc_today(now)
     mine = Game.objects.filter(owner=user, kind=Game.Kind.DAILY, ply__gt=0)
     totals = mine.aggregate(
         played=Count("id"),
         won=Count("id", filter=Q(status=Game.Status.WON)),
-        best_score=Max("score"),
+        most_cards=Max("foundation_cards"),
     )
     days = [day for day in mine.values_list("daily_date", flat=True) if day is not None]
     current, longest = streaks(days, today)
     played, won = totals["played"], totals["won"]
+    # One rank per day played: a count on the day's board (SQL or Redis).
+    ranks = [ranking.rank_of(game, now) for game in mine.select_related("owner")]
+    best_rank = min((rank for rank in ranks if rank is not None), default=None)
     return {
         "played": played,
         "won": won,
         "win_rate": round(won / played, 4) if played else 0.0,
-        "best_score": totals["best_score"],
+        "best_rank": best_rank,
+        "most_cards": totals["most_cards"],
         "current_streak": current,
         "longest_streak": longest,
     }
+
+
+def practice_stats(user: User) -> PracticeStats:
+    """Stats over the player's practice games with one action or more."""
+    totals = Game.objects.filter(owner=user, kind=Game.Kind.PRACTICE, ply__gt=0).aggregate(
+        played=Count("id"), won=Count("id", filter=Q(status=Game.Status.WON))
+    )
+    played, won = totals["played"], totals["won"]
+    return {"played": played, "won": won, "win_rate": round(won / played, 4) if played else 0.0}
 
 
 def player(username: str, page: int = 1, now: dt.datetime | None = None) -> PlayerPage:
@@ -447,6 +476,7 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     return {
         "player": user.get_username(),
         "stats": player_stats(user, now),
+        "practice": practice_stats(user),
         "count": count,
         "page": page,
         "pages": pages,

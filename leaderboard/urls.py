@@ -10,5 +10,6 @@ urlpatterns = [
     path("daily/", views.DailyView.as_view(), name="daily"),
     path("daily/days/", views.DaysView.as_view(), name="days"),
     path("daily/<str:date>/board/", views.BoardView.as_view(), name="board"),
+    path("daily/<str:date>/solution/", views.SolutionView.as_view(), name="solution"),
     path("players/<str:username>/", views.PlayerView.as_view(), name="player"),
 ]

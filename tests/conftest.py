@@ -28,6 +28,8 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.support import TEST_DEAL_POSITIONS
+
 PASSWORD = "correct horse battery staple"
 
 
@@ -51,6 +53,10 @@ def pytest_configure(config: pytest.Config) -> None:
         WHITENOISE_AUTOREFRESH=True,
         # A fast hasher: the real one costs a noticeable time per user created.
         PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+        # A small solver budget for certifying a day's deal: the tests that deal a day run the
+        # real search, on fewer positions (a candidate it cannot decide is skipped).
+        DAILY_DEAL_POSITIONS=TEST_DEAL_POSITIONS,
+        DAILY_DEAL_SHORTEN_POSITIONS=TEST_DEAL_POSITIONS,
     ).enable()
 
 

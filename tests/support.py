@@ -41,6 +41,9 @@ DAPHNE = str(Path(sys.executable).with_name("daphne"))
 #: A move of one card to a foundation: it scores.
 SCORING = re.compile(r"^(R|W|T[1-4])-F[1-4]$")
 
+#: The solver's budget per candidate daily deal in tests and the servers they start.
+TEST_DEAL_POSITIONS = 20_000
+
 
 def free_port() -> int:
     """A free TCP port on 127.0.0.1."""
@@ -72,6 +75,8 @@ def django_env(
         THROTTLE_SIGNUP="off",
         THROTTLE_LOGIN="off",
         LOG_LEVEL="WARNING",
+        DAILY_DEAL_POSITIONS=str(TEST_DEAL_POSITIONS),  # certified on a small budget
+        DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),
     )
     env.update(extra)
     if redis_url:

@@ -12,7 +12,7 @@ from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
 from .errors import EngineError, GameOver, IllegalAction, InvalidCode, InvalidSeed, NotationError
 from .game import UNDO_LIMIT, Canfield, FullView, LegalMoves, PlayerView
-from .keyed import daily_deal_code, daily_seed, keyed_deck
+from .keyed import daily_deal_code, daily_seed, is_dead, keyed_deck
 from .record import GameRecord, Verification, verify_record
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "daily_deal_code",
     "daily_seed",
     "deal",
+    "is_dead",
     "keyed_deck",
     "parse_card",
     "parse_tokens",

@@ -24,9 +24,11 @@ import hmac
 from collections.abc import Iterator
 from itertools import count
 
+from .actions import DRAW, FOUNDATIONS
 from .cards import Card
 from .deals import DealCode, DrawMode, Variant
 from .errors import InvalidSeed
+from .game import Canfield
 
 #: The fewest bytes a deal secret may have: 128 bits, beyond any search.
 MIN_SECRET_BYTES = 16
@@ -80,3 +82,18 @@ def daily_deal_code(
 ) -> DealCode:
     """The CF2 code of candidate ``n`` for the deal of ``day`` under ``secret``."""
     return DealCode.from_deck(keyed_deck(daily_seed(secret, day, n)), draw, variant)
+
+
+def is_dead(code: DealCode | str) -> bool:
+    """Whether a deal is *dead*: it offers nothing but drawing in the first pass through the
+    stock. From the deal, drawing and nothing else until the stock is empty, no position —
+    the deal itself, nor the one after any draw — has a legal move of a card from the reserve,
+    the waste or a column (to a foundation or a column). Moves from a foundation (the base card
+    taken back) do not count. A daily deal is never dead (``docs/deal-format.md``)."""
+    game = Canfield(code)
+    while True:
+        if any(a.kind == "move" and a.src not in FOUNDATIONS for a in game.legal_moves):
+            return False
+        if not game.stock:
+            return True
+        game.push(DRAW)

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from canfield_site.strict import read_query
-from games.api.serializers import GameSerializer
+from games.api.serializers import GameSerializer, RecordQuerySerializer, RecordSerializer
 from games.clock import utc_today
 from games.payloads import game_dict
 from leaderboard import services
@@ -71,6 +71,7 @@ class DailyView(APIView):
             **_errors(
                 e401="Not logged in (not_authenticated).",
                 e409="I already have today's attempt (attempt_exists).",
+                e503="Today's deal could not be certified yet (deal_unavailable); try again later.",
             ),
         },
     )
@@ -101,6 +102,38 @@ class BoardView(APIView):
         day = services.board_day(date)
         query = read_query(PageQuerySerializer, request.query_params)
         return Response(services.board(day, query["page"], request.user))
+
+
+class SolutionView(APIView):
+    permission_classes = [AllowAny]
+
+    @property
+    def throttle_scope(self) -> str | None:
+        """With every state (``?states=1``) rate-limited as a game's record is."""
+        return "states" if self.request.query_params.get("states") in {"1", "true"} else None
+
+    @extend_schema(
+        tags=TAGS,
+        summary="A past day's solution: the solver's winning line as a record",
+        description="The line that certified the day's deal winnable, in the shape of a game's "
+        "record (`id` 0, player `(solver)`, result `won`); `?states=1` adds the views for a "
+        "replay. Its length is the day's `par`: the solver's, not proved shortest. Only once the "
+        "day is over (UTC).",
+        parameters=[DATE, RecordQuerySerializer],
+        responses={
+            200: RecordSerializer,
+            **_errors(
+                e400="Malformed date (invalid_date) or query (invalid).",
+                e404="The day is not over (today or later), or it has no solver line: dealt "
+                "before certification, or never dealt (not_found).",
+                e429="Rate-limited, with ?states=1: throttled (retry_after).",
+            ),
+        },
+    )
+    def get(self, request: Request, date: str) -> Response:
+        day = services.parse_day(date)
+        query = read_query(RecordQuerySerializer, request.query_params)
+        return Response(services.solution(day, query["states"]))
 
 
 class DaysPagination(PageNumberPagination):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from games.engine import (
+    DRAW,
     Canfield,
     DealCode,
     GameRecord,
@@ -24,6 +25,7 @@ from games.engine import (
     InvalidSeed,
     daily_deal_code,
     daily_seed,
+    is_dead,
     keyed_deck,
     verify_record,
 )
@@ -205,3 +207,45 @@ def test_it_matches_the_keyed_vectors_in_docs_deal_format(day: dt.date, n: int) 
 def test_it_lays_out_the_first_keyed_vector_as_documented() -> None:
     block = doc_block("### Keyed deal — 2026-11-29, n = 0", which=1)
     assert daily_deal_code(SECRET, DAY, 0).layout() == doc_layout(block)
+
+
+#: A deal found dead: nothing but draws in the first pass through the stock (draw 3, app rules).
+DEAD = "CF2-D3-8HuPwydUf5DucUsnjUKc3aswmGJsFyxEp1pVATqbk"
+
+
+def test_a_dead_deal_offers_only_draws_in_the_first_pass() -> None:
+    game = Canfield(DEAD)
+    offered: set[str] = set()
+    while True:
+        offered.update(a.token() for a in game.legal_moves if a.kind == "move")
+        if not game.stock:
+            break
+        game.push(DRAW)
+    # At most the base card back from F1: no card of the reserve, waste or columns can move.
+    assert all(token.startswith("F") for token in offered)
+    assert is_dead(DEAD)
+    assert is_dead(DealCode.parse(DEAD))
+
+
+def test_a_deal_with_a_move_is_not_dead() -> None:
+    assert not is_dead("CF1-D3-AAAAACL")  # R-T2 at once
+    assert not is_dead(daily_deal_code(SECRET, DAY, 0))
+
+
+def test_a_move_offered_late_in_the_first_pass_makes_a_deal_live() -> None:
+    # A deal whose first move comes only after 8 draws or more: the whole pass counts.
+    for n in range(3000):
+        code = daily_deal_code(SECRET, DAY, n)
+        game = Canfield(code)
+        draws = 0
+        while game.stock and not any(
+            a.kind == "move" and not a.src_name.startswith("F") for a in game.legal_moves
+        ):
+            game.push(DRAW)
+            draws += 1
+        if draws >= 8 and any(
+            a.kind == "move" and not a.src_name.startswith("F") for a in game.legal_moves
+        ):
+            assert not is_dead(code)
+            return
+    pytest.fail("no deal with a late first move among 3000 candidates")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,10 +22,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    ViewportSize,
+    sync_playwright,
+)
 
-from games.engine import Canfield, DealCode
-from tests.support import Daphne, django_env, migrate
+from games.engine import Canfield
+from tests.support import ROOT, TEST_DEAL_POSITIONS, Daphne, django_env, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -39,37 +48,62 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "felt-green-canfield-42"
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 360, "height": 740}
+PHONE: ViewportSize = {"width": 360, "height": 740}
+WIDE: ViewportSize = {"width": 1440, "height": 900}
+#: The two sizes every layout is checked at: a desktop window and a phone.
+SIZES: dict[str, ViewportSize] = {"desktop": WIDE, "phone": PHONE}
+
+
+def yesterday() -> dt.date:
+    return dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)
 
 
 def _daily_secret(day: dt.date) -> str:
-    """A DAILY_DEAL_SECRET whose deal for `day` offers a card to a foundation at once, so that
-    the live leaderboard test has a scoring first move on any day it runs."""
-    from leaderboard.services import deal_number
+    """A DAILY_DEAL_SECRET whose certified deal for `day` (on the servers' budget) offers a card
+    to a foundation at once, so that the live leaderboard test has a scoring first move on any
+    day it runs."""
+    from leaderboard.deals import certify
 
     for i in range(1000):
-        secret = f"browser-tests-{i}"
-        engine = Canfield(DealCode(deal_number(day, secret), 3, "app"))
+        secret = f"browser-tests-daily-secret-{i}"
+        found = certify(day, secret=secret.encode(), max_positions=TEST_DEAL_POSITIONS)
+        engine = Canfield(found.code)
         if any("-F" in move.token() for move in engine.legal_moves):
             return secret
     raise AssertionError("no secret gives a daily deal with a scoring first move")
 
 
 @pytest.fixture(scope="session")
-def daphne_server() -> Iterator[str]:
-    """The base URL of a Daphne server on a fresh database."""
+def server_workdir() -> Iterator[Path]:
+    """The folder of the session's server: its SQLite database `db.sqlite3` and its log."""
     workdir = Path(tempfile.mkdtemp(prefix="canfield-browser-"))
+    try:
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def daphne_server(server_workdir: Path) -> Iterator[str]:
+    """The base URL of a Daphne server on a fresh database."""
+    workdir = server_workdir
     env = django_env(
         f"sqlite:///{workdir / 'db.sqlite3'}",
         settings="tests.frontend.live_settings",
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
     )
     migrate(env)
-    try:
-        with Daphne(env, workdir / "daphne.log") as server:
-            yield server.url
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    # Yesterday is dealt too (as the operators' command deals a day): a past day with a solution.
+    subprocess.run(
+        [sys.executable, "manage.py", "daily_deal", yesterday().isoformat(), "--json"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    with Daphne(env, workdir / "daphne.log") as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

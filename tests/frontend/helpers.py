@@ -124,3 +124,56 @@ def assert_worked_example_done(page: Page) -> None:
     assert board["score"] == "5"
     assert board["stock_badge"] == "34"
     assert board["waste"] == []
+
+
+def tokens(text: str) -> list[str]:
+    """Action tokens written as text, separated by blanks."""
+    return text.split()
+
+
+#: A draw-one deal and a line of play that builds a 20-card column (T3), found with the engine.
+LONG_COLUMN_CODE = "CF1-D1-EEEEEEE"
+LONG_COLUMN_LINE = tokens(
+    """
+    T4-T1 D D D D D D D D D W-T4 T1:2-T4 T2-T4 D D D D D D D W-T4 F1-T4 T1-T2 D D D D D D D D D
+    W-T2 D D D D D D D D D C D D D D D D W-T4 W-F4 D D D D D D D D W-T2 T4:8-T2 T2:12-T4 R-F3 D
+    D W-F3 T3-F3 T1-T3 D D D D D W-T3 D D D W-T4 D D W-T4 R-F4 D D D D D C D D D D D W-T4 D D D
+    D D W-T1 R-T1 T3:3-T1 D D D W-T1 D D D W-T4 T3-T1 F3-T1 F4-T1 F4-T3 W-T3 T4:17-T3
+    """
+)
+
+PAGE_FITS = """() => {
+  const doc = document.documentElement;
+  return { scroll_height: doc.scrollHeight, height: window.innerHeight,
+           scroll_width: doc.scrollWidth, width: window.innerWidth };
+}"""
+
+
+def play_line(player: Any, code: str, line: list[str]) -> int:
+    """Starts a practice game of `code` through the API and plays `line`; returns its id."""
+    game = player.api("POST", "/api/games/", {"code": code})
+    for ply, token in enumerate(line):
+        player.api("POST", f"/api/games/{game['id']}/actions/", {"ply": ply, "action": token})
+    return int(game["id"])
+
+
+def assert_no_page_scroll(page: Page) -> None:
+    size = page.evaluate(PAGE_FITS)
+    assert size["scroll_height"] <= size["height"], size
+    assert size["scroll_width"] <= size["width"], size
+
+
+#: A draw-one deal and a line (a solver's win, then cards taken back from the foundations) to a
+#: position with the stock, waste and reserve empty and every column in order: 14 cards to finish.
+FINISH_CODE = "CF1-D1-CZPWVII"
+FINISH_LINE = tokens(
+    """
+    T3-T2 T4-T1 D D D D D D D D D W-T2 D W-T2 T3-T2 D D D D D D D D D W-T4 D W-T2 T1:2-T2 R-T4
+    R-F3 D D D D D D D D W-F2 T1-F2 T2-F2 D D D D W-T4 D D C D W-T3 D D D D W-F3 T1-F3 R-F4
+    T2-F3 D D D D D D D D W-F4 D D W-F2 D D D W-F2 D W-T3 T1-T3 R-F1 R-F3 W-F1 W-F1 R-T1 D D D
+    W-F1 D D W-F4 D W-F2 T4-F2 W-T3 T2:6-T1 W-T2 W-F4 T1-F4 T1-F1 T3-F1 T4-F1 T1:6-T2 T3-T1
+    T3-F1 D D D C D D W-F3 D W-F2 W-T3 D D D D W-F4 T2-F4 T1-F4 T4-F4 D W-F4 W-T1 W-T1 T2:2-T4
+    T2-F1 T2-F4 D W-F4 D W-F4 D W-F1 W-F1 D W-F1 D D W-F3 T4-F3 T3-F3 T4-F2 T3-F2 W-F2 F2-T2
+    F2-T3 F3-T3 F2-T4 F2-T3 F3-T4 F2-T4 F3-T3
+    """
+)

@@ -49,12 +49,20 @@ def test_a_watcher_sees_a_scoring_move_on_the_daily_deal_arrive(
     expect(row).to_have_count(1, timeout=3000)  # pushed over the websocket, no reload
     expect(row.locator('[data-col="score"]')).to_have_text("5")
     expect(row.locator('[data-col="actions"]')).to_have_text("1")
-    expect(row.locator("td.rank")).to_have_text("1")
+    # Her rank as the server ranks her (other tests of the session may have won today's deal).
+    day = alice.api("GET", f"/api/games/{game_id}/")["daily_date"]
+    rank = alice.api("GET", f"/api/daily/{day}/board/")["me"]["rank"]
+    expect(row.locator("td.rank")).to_have_text(str(rank))
     board.screenshot(path=str(artifacts / "leaderboard.png"))
 
-    # Her own view of the board marks her row.
+    # Her attempt is private until the day is over: no replay link for Bob today.
+    expect(row.get_by_role("link", name="Replay")).to_have_count(0)
+
+    # Her own view of the board marks her row, and links her own replay.
     mine = alice.goto("/leaderboard/")
     expect(mine.locator(f'tr.me[data-player="{alice.username}"]')).to_have_count(1)
+    own = mine.locator(f'tr.me[data-player="{alice.username}"]')
+    expect(own.get_by_role("link", name="Replay")).to_have_count(1)
     assert alice.errors == [] and bob.errors == []
 
 

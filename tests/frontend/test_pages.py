@@ -7,7 +7,8 @@ import datetime as dt
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
+from django.core.exceptions import PermissionDenied
+from django.test import Client, RequestFactory
 
 PAGES = [
     ("/", "frontend/js/home.js"),
@@ -15,7 +16,7 @@ PAGES = [
     ("/games/7/replay/", "frontend/js/replay.js"),
     ("/leaderboard/", "frontend/js/leaderboard.js"),
     ("/leaderboard/2025-01-31/", "frontend/js/leaderboard.js"),
-    ("/players/someone/", "frontend/js/profile.js"),
+    ("/players/owner/", "frontend/js/profile.js"),
     ("/signup/", "frontend/js/auth.js"),
     ("/login/", "frontend/js/auth.js"),
     ("/logout/", "frontend/js/nav.js"),
@@ -63,3 +64,52 @@ def test_it_serves_the_stylesheet_and_scripts(client: Client, db: None) -> None:
     for name in ("css/site.css", "js/game.js", "js/board.js", "js/drag.js", "js/live.js"):
         response = client.get(f"/static/frontend/{name}")
         assert response.status_code == 200, name
+
+
+@pytest.mark.parametrize(
+    "path", ["/no-such-page/", "/players/nobody/", "/leaderboard/2999-01-01/", "/games/x/y/"]
+)
+def test_it_answers_what_is_not_there_with_a_styled_page_that_keeps_the_navigation(
+    client: Client, db: None, path: str
+) -> None:
+    response = client.get(path)
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert 'data-error-status="404"' in html
+    assert 'class="topbar"' in html and 'href="/leaderboard/"' in html
+    assert "site.css" in html
+
+
+def test_it_says_why_a_future_day_has_no_board(client: Client, db: None) -> None:
+    html = client.get("/leaderboard/2999-01-01/").content.decode()
+    assert "That day has not come yet" in html
+
+
+def test_it_asks_a_visitor_to_log_in_on_a_game_page(client: Client, db: None) -> None:
+    response = client.get("/games/7/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "data-login-prompt" in html
+    assert 'href="/login/?next=/games/7/"' in html
+    assert "game.js" not in html
+
+
+@pytest.mark.parametrize(("handler", "status"), [("handler403", 403), ("handler500", 500)])
+def test_the_other_error_pages_are_the_sites_own_and_the_api_keeps_json(
+    rf: RequestFactory, db: None, handler: str, status: int
+) -> None:
+    from django.contrib.auth.models import AnonymousUser
+
+    from canfield_site import api_errors
+
+    view = getattr(api_errors, handler)
+    for path, kind in (("/games/7/", "text/html"), ("/api/games/7/", "application/json")):
+        request = rf.get(path)
+        request.user = AnonymousUser()
+        response = view(request) if status == 500 else view(request, PermissionDenied())
+        assert response.status_code == status
+        assert response["Content-Type"].startswith(kind)
+        if kind == "text/html":
+            html = response.content.decode()
+            assert f'data-error-status="{status}"' in html
+            assert 'class="topbar"' in html

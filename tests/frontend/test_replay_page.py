@@ -26,12 +26,24 @@ def test_the_replay_viewer_steps_to_an_action_and_shows_its_board(
     assert board["reserve_top"] == "QC"
     assert board["score"] == "0"
     expect(page.locator("[data-tokens] button")).to_have_text(
-        ["start", "1.R-T2", "2.R-F1", "3.T2:2-T4", "4.D"]
+        [
+            "Start",
+            "1. Queen of clubs from the reserve to column 2",
+            "2. Eight of hearts from the reserve to the hearts foundation",
+            "3. King of hearts with 1 card on it from column 2 to column 4",
+            "4. Draw from the stock",
+        ]
+    )
+    # the notation stays at hand, in a tooltip
+    expect(page.locator('[data-tokens] button[data-position="3"]')).to_have_attribute(
+        "title", "Action 3: T2:2-T4 (notation) · score 5"
     )
 
     page.locator('[data-tokens] button[data-position="2"]').click()  # jump to action 2
     expect(position).to_have_text("2/4")
-    expect(page.locator('[data-tokens] button[aria-current="step"]')).to_have_text("2.R-F1")
+    expect(page.locator('[data-tokens] button[aria-current="step"]')).to_have_attribute(
+        "data-token", "R-F1"
+    )
     board = read_board(page)
     assert board["columns"] == [["6C"], ["KH", "QC"], ["QH"], ["AS"]]
     assert board["foundations"]["H"] == "8H"
@@ -71,3 +83,39 @@ def test_a_stranger_cannot_replay_a_practice_game(new_player: Any) -> None:
     page = bob.goto(f"/games/{game['id']}/replay/")
     expect(page.locator(".notice-error")).to_be_visible()
     assert read_board(page)["columns"] == [[], [], [], []]
+
+
+def test_a_past_days_board_shows_its_code_par_and_plays_its_solution(new_player: Any) -> None:
+    from .conftest import yesterday
+
+    alice = new_player()
+    day = yesterday().isoformat()
+    board = alice.api("GET", f"/api/daily/{day}/board/")
+    assert board["par"] and board["solution"] == f"/api/daily/{day}/solution/"
+
+    page = alice.goto(f"/leaderboard/{day}/")
+    box = page.locator("[data-deal-code]")
+    expect(box).to_be_visible()
+    expect(box.locator("code")).to_have_text(board["code"])
+    expect(box).to_contain_text(f"Par (solver): {board['par']}")
+    box.get_by_role("link", name="Watch the solution").click()
+
+    page.wait_for_url(f"**/leaderboard/{day}/solution/")
+    position = page.locator("[data-step]")
+    expect(position).to_have_text(f"0/{board['par']}")
+    expect(page.locator("[data-title]")).to_contain_text("(solver)")
+    expect(page.locator("[data-code]")).to_have_text(board["code"])
+    page.locator("[data-last]").click()
+    expect(position).to_have_text(f"{board['par']}/{board['par']}")
+    expect(page.locator("[data-foundation-cards]")).to_have_text("52/52")
+    assert alice.errors == []
+
+
+def test_todays_solution_is_not_served(new_player: Any) -> None:
+    import datetime as dt
+
+    alice = new_player()
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    page = alice.goto(f"/leaderboard/{today}/solution/")
+
+    expect(page.locator(".board-wrap")).to_contain_text(f"There is no solution for {today}")

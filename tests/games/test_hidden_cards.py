@@ -94,3 +94,31 @@ def test_it_shows_the_code_of_a_random_practice_game(owner_api):
     assert created["code"] == str(game.deal_code)  # the real code, not hidden
     assert DealCode.parse(created["code"]) == game.deal_code
     assert owner_api.get(f"/api/games/{created['id']}/").json()["code"] == created["code"]
+
+
+def test_it_never_serves_todays_solution_or_its_code(api, owner_api, owner):
+    """Today's deal, dealt for real (certified by the solver and stored), is not served anywhere
+    before the day is over: not its solution, nor its code, nor its line."""
+    from leaderboard import deals
+
+    today = utc_today()
+    row = deals.deal_of(today)
+    daily = services.new_game(owner, code=row.code, kind="daily", daily_date=today)
+    rank_text = row.code.split("-")[2]
+    opening = " ".join(list(row.line or [])[:3])
+    assert opening
+    bodies = [
+        api.get(f"/api/daily/{today}/solution/"),
+        owner_api.get(f"/api/daily/{today}/solution/?states=1"),
+        owner_api.get(f"/api/daily/{today}/board/"),
+        owner_api.get("/api/daily/"),
+        owner_api.get("/api/daily/days/"),
+        owner_api.get(f"/api/games/{daily.pk}/record/?states=1"),
+    ]
+
+    assert [b.status_code for b in bodies] == [404, 404, 200, 200, 200, 200]
+    for body in bodies:
+        text = body.content.decode()
+        assert rank_text not in text
+        assert opening not in text  # the solver's line does not show
+    assert owner_api.get(f"/api/daily/{today}/board/").json()["par"] is None

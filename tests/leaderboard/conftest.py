@@ -8,16 +8,24 @@ from unittest import mock
 
 import pytest
 
-from games.engine import DealCode
-from tests.leaderboard.helpers import CODE
+from tests.leaderboard.helpers import CODE, store_test_deals
 
 
 @pytest.fixture(autouse=True)
-def daily_deal() -> Iterator[DealCode]:
-    """Today's (and every day's) daily deal is the worked example in these tests."""
-    code = DealCode.parse(CODE)
-    with mock.patch("leaderboard.services.daily_deal", return_value=code):
-        yield code
+def daily_deal(request: pytest.FixtureRequest) -> str:
+    """The deal stored for the days these tests play (the clock's days from 2030-06-15 on; the
+    real today and tomorrow for a test without the clock) is the worked example, with a known
+    winning line as its solver's line: the days are dealt as a database that has them stored."""
+    names = set(request.fixturenames)
+    marker = request.node.get_closest_marker("django_db")
+    if "transactional_db" in names or (marker and marker.kwargs.get("transaction")):
+        request.getfixturevalue("transactional_db")
+    elif "db" in names or marker:
+        request.getfixturevalue("db")
+    else:
+        return CODE
+    store_test_deals(real_days="clock" not in names)
+    return CODE
 
 
 class Clock:
@@ -59,3 +67,4 @@ def only_our_days(db: None) -> None:
 
     assert broadcast.wait_idle(10)
     DailyDeal.objects.all().delete()
+    store_test_deals(real_days=False)

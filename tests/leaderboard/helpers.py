@@ -1,9 +1,10 @@
 """Helpers for the leaderboard tests.
 
 Today's daily deal is the rules' worked example (``CODE``) in these tests — the ``daily_deal``
-fixture of conftest.py patches ``leaderboard.services.daily_deal`` — so that known lines can be
-played: ``WON`` wins it, and after ``TO_TAKE_BACK`` the 8 of hearts can be taken back from F1 to T3
-and placed again (``TAKE_BACK``), the rules' +5 points each time.
+fixture of conftest.py stores it as the deal of the days the tests play (``store_test_deals``),
+with ``WON`` as its solver's line — so that known lines can be played: ``WON`` wins it, and
+after ``TO_TAKE_BACK`` the 8 of hearts can be taken back from F1 to T3 and placed again
+(``TAKE_BACK``), the rules' +5 points each time.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from games import services as games
 from games.engine import Canfield, GameRecord
 from games.models import Game
 from leaderboard import services
+from leaderboard.models import DailyDeal
 
 CODE = "CF1-D3-AAAAACL"
 CORPUS = Path(__file__).resolve().parent.parent / "engine" / "corpus" / "won-AAAAACL.txt"
@@ -34,6 +36,27 @@ TAKE_BACK = ["F1-T3", "T3-F1"]
 OPENING = ["R-T2", "R-F1"]
 
 T = TypeVar("T")
+
+#: The days the tests' clock plays (conftest.py's ``clock`` starts on the first).
+CLOCK_DAYS = [dt.date(2030, 6, 15) + dt.timedelta(days=k) for k in range(40)]
+
+
+def store_deal(day: dt.date, code: str = CODE, line: list[str] | None = None) -> DailyDeal:
+    """Store ``code`` as the deal of ``day`` (a certified deal with ``line``, ``WON`` by
+    default), whatever the day had."""
+    line = WON if line is None else line
+    DailyDeal.objects.get_or_create(date=day)
+    DailyDeal.objects.filter(date=day).update(
+        code=code, n=0, line=line, par=len(line), outcome="win", positions=0, seconds=0.0
+    )
+    return DailyDeal.objects.get(date=day)
+
+
+def store_test_deals(real_days: bool = True) -> None:
+    """The worked example as the deal of the clock's days (or of the real today and tomorrow)."""
+    today = timezone.now().astimezone(dt.UTC).date()
+    for day in [today, today + dt.timedelta(days=1)] if real_days else CLOCK_DAYS:
+        store_deal(day)
 
 
 def unlocked(call: Callable[[], T]) -> T:

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.models import DailyDeal
-from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, player
+from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, player, store_deal
 
 pytestmark = pytest.mark.usefixtures("only_our_days")
 
@@ -29,8 +29,8 @@ def test_it_lists_past_days_newest_first_with_their_counts(api, clock):
         "next": None,
         "previous": None,
         "results": [
-            {"date": "2030-06-16", "code": CODE, "players": 1, "winners": 0},
-            {"date": "2030-06-15", "code": CODE, "players": 2, "winners": 1},
+            {"date": "2030-06-16", "code": CODE, "par": len(WON), "players": 1, "winners": 0},
+            {"date": "2030-06-15", "code": CODE, "par": len(WON), "players": 2, "winners": 1},
         ],
     }
 
@@ -56,7 +56,8 @@ def test_it_lists_nothing_before_the_first_day_is_over(api, clock):
 
 def test_it_pages_by_30(api, clock):
     for n in range(31):
-        DailyDeal.objects.create(date=dt.date(2030, 6, 14) - dt.timedelta(days=n))
+        store_deal(dt.date(2030, 6, 14) - dt.timedelta(days=n))
+    DailyDeal.objects.create(date=dt.date(2030, 5, 1))  # never dealt: not listed
 
     first = api.get("/api/daily/days/").json()
     second = api.get("/api/daily/days/?page=2").json()
@@ -77,7 +78,7 @@ def test_it_lists_a_day_whose_row_was_lost_once_the_command_closed_it(
         call_command("close_daily_attempts", stdout=io.StringIO())
 
     assert api.get("/api/daily/days/").json()["results"] == [
-        {"date": "2030-06-15", "code": CODE, "players": 1, "winners": 0}
+        {"date": "2030-06-15", "code": CODE, "par": None, "players": 1, "winners": 0}
     ]
     game.refresh_from_db()
     assert game.result == "closed"

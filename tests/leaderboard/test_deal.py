@@ -1,45 +1,193 @@
-"""The daily deal: an HMAC of the date under a server secret, draw 3, app rules."""
+"""The deal of a day: the first keyed candidate, not dead, that the solver proves winnable within
+the budget; stored once (compare-and-set); keyed by a secret that is never public."""
 
 import datetime as dt
-import hashlib
-import hmac
+import io
+import json
 
 import pytest
+from django.core.checks import run_checks
+from django.core.management import CommandError, call_command
 
-from games.engine import DealCode
-from leaderboard import services
+from games.engine import Canfield, DealCode, InvalidCode, daily_deal_code, is_dead
+from games.engine.solver import solve
+from leaderboard import deals
+from leaderboard.models import DailyDeal, DealSecret
+from tests.support import TEST_DEAL_POSITIONS
+
+SECRET = "a test secret of the daily deals"
+DAY = dt.date(2031, 3, 7)
 
 
 @pytest.fixture(autouse=True)
 def daily_deal() -> None:
-    """The real daily deal here (conftest.py's fixture of that name replaces it elsewhere)."""
+    """The real deals here (conftest.py's fixture of that name stores the worked example)."""
 
 
-def test_it_derives_the_deal_number_from_an_hmac_of_the_date(settings):
-    settings.DAILY_DEAL_SECRET = "s3cret"
-    day = dt.date(2030, 6, 15)
-    digest = hmac.new(b"s3cret", b"2030-06-15", hashlib.sha256).digest()
-
-    assert services.deal_number(day) == int.from_bytes(digest, "big") % 26**7
+@pytest.fixture
+def secret(settings) -> bytes:
+    settings.DAILY_DEAL_SECRET = SECRET
+    return SECRET.encode()
 
 
-def test_it_deals_draw_3_with_app_rules(settings):
-    settings.DAILY_DEAL_SECRET = "s3cret"
-    day = dt.date(2030, 6, 15)
+def dead_first(day: dt.date) -> bytes:
+    """A secret whose candidate 0 of ``day`` is dead (about 1 deal in 300 is)."""
+    for i in range(20_000):
+        key = f"a secret with a dead first deal {i}".encode()
+        if is_dead(daily_deal_code(key, day, 0)):
+            return key
+    raise AssertionError("no dead candidate 0 found")
 
-    code = services.daily_deal(day)
 
-    assert code == DealCode(services.deal_number(day), 3, "app")
-    assert str(code).startswith("CF1-D3-")
+@pytest.mark.django_db
+def test_it_deals_the_first_live_candidate_the_solver_proves_winnable(secret):
+    found = deals.certify(DAY)
+
+    code = daily_deal_code(secret, DAY, found.n)
+    assert found.code == str(code) and found.code.startswith("CF2-D3-")
+    with pytest.raises(InvalidCode):
+        DealCode.parse(found.code, formats=("CF1",))
+    assert Canfield.replay(found.code, found.line).is_won()
+    assert found.positions <= TEST_DEAL_POSITIONS
+    # Every earlier candidate is dead, or not proved winnable on the same budget.
+    for n in range(found.n):
+        earlier = daily_deal_code(secret, DAY, n)
+        assert is_dead(earlier) or solve(earlier, max_positions=TEST_DEAL_POSITIONS).outcome != (
+            "win"
+        )
+    # The same budget decides the same deal again (positions, not seconds).
+    again = deals.certify(DAY)
+    assert (again.n, again.code, again.line) == (found.n, found.code, found.line)
 
 
-def test_it_gives_each_day_its_own_deal_and_each_secret_its_own_deals(settings):
-    days = [dt.date(2030, 1, 1) + dt.timedelta(days=n) for n in range(50)]
-    settings.DAILY_DEAL_SECRET = "one"
-    one = [services.deal_number(day) for day in days]
-    settings.DAILY_DEAL_SECRET = "two"
-    two = [services.deal_number(day) for day in days]
+@pytest.mark.django_db
+def test_it_skips_a_dead_deal(settings):
+    day = dt.date(2031, 3, 8)
+    key = dead_first(day)
+    settings.DAILY_DEAL_SECRET = key.decode()
+    assert is_dead(daily_deal_code(key, day, 0))
 
-    assert len(set(one)) == 50
-    assert all(0 <= n < 26**7 for n in one)
-    assert one != two
+    found = deals.certify(day)
+
+    assert found.n >= 1
+    assert not is_dead(found.code)
+
+
+def test_it_refuses_every_candidate_it_cannot_certify(secret):
+    key = dead_first(DAY)
+
+    with pytest.raises(deals.NoCertifiedDeal, match="no certified deal for 2031-03-07 in 1"):
+        deals.certify(DAY, secret=key, candidates=1)
+
+
+@pytest.mark.django_db
+def test_a_day_is_dealt_once_first_write_wins(secret):
+    found = deals.certify(DAY)
+    other = deals.Certified(DAY, 99, "CF1-D3-AAAAACL", ["R-T2"], 1, 0.0, 0.0)
+    DailyDeal.objects.create(date=DAY, seq=7)  # the row may exist for the live stream first
+
+    first = deals.store(found)
+    second = deals.store(other)
+
+    assert (first.code, first.n, first.par, first.outcome) == (
+        found.code,
+        found.n,
+        len(found.line),
+        "win",
+    )
+    assert (second.code, second.n, second.line, second.seq) == (found.code, found.n, found.line, 7)
+    assert deals.deal_of(DAY).code == found.code
+
+
+@pytest.mark.django_db
+def test_the_deal_depends_on_the_secret(settings):
+    settings.DAILY_DEAL_SECRET = SECRET
+    one = deals.certify(DAY)
+    settings.DAILY_DEAL_SECRET = "another test secret, as private"
+    two = deals.certify(DAY)
+
+    assert one.code != two.code
+
+
+@pytest.mark.django_db
+def test_without_a_secret_it_generates_one_and_keeps_it(settings):
+    settings.DAILY_DEAL_SECRET = ""
+    assert not DealSecret.objects.exists()
+
+    key = deals.deal_secret()
+
+    assert len(key) == 32 and deals.deal_secret() == key
+    row = DealSecret.objects.get()
+    assert bytes.fromhex(row.secret) == key
+    assert deals.certify(DAY).code == deals.certify(DAY, secret=key).code
+    warnings = [m.id for m in run_checks(include_deployment_checks=True)]
+    assert "leaderboard.W001" in warnings
+
+
+@pytest.mark.django_db
+def test_with_a_secret_it_generates_none_and_the_check_is_quiet(secret):
+    assert deals.deal_secret() == secret
+    assert not DealSecret.objects.exists()
+    warnings = [m.id for m in run_checks(include_deployment_checks=True)]
+    assert "leaderboard.W001" not in warnings
+
+
+@pytest.mark.django_db
+def test_prepare_daily_deals_deals_today_and_the_next_days_once(secret, settings):
+    out = io.StringIO()
+    today = dt.datetime.now(dt.UTC).date()
+
+    call_command("prepare_daily_deals", "--days", "2", stdout=out)
+
+    days = [today, today + dt.timedelta(days=1)]
+    rows = list(DailyDeal.objects.filter(date__in=days).order_by("date"))
+    assert [r.date for r in rows] == days
+    for row in rows:  # every prepared deal's stored line replays to a win
+        assert row.outcome == "win" and row.code.startswith("CF2-D3-")
+        line = list(row.line or [])
+        assert row.par == len(line) > 0
+        assert Canfield.replay(row.code, line).is_won()
+        assert f"{row.date.isoformat()}: dealt n={row.n}" in out.getvalue()
+
+    again = io.StringIO()
+    call_command("prepare_daily_deals", "--days", "2", stdout=again)
+    assert f"{today.isoformat()}: already dealt" in again.getvalue()
+    assert [r.code for r in DailyDeal.objects.filter(date__in=days).order_by("date")] == [
+        r.code for r in rows
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("args", [["--days", "0"], ["--days", "-1"], ["--days", "x"]])
+def test_prepare_daily_deals_refuses_bad_arguments(args, secret):
+    with pytest.raises(CommandError):
+        call_command("prepare_daily_deals", *args, stdout=io.StringIO())
+    assert not DailyDeal.objects.exists()
+
+
+@pytest.mark.django_db
+def test_daily_deal_prints_a_day(secret):
+    out = io.StringIO()
+    call_command("daily_deal", DAY.isoformat(), "--json", stdout=out)
+
+    printed = json.loads(out.getvalue())
+    row = DailyDeal.objects.get(date=DAY)
+    assert printed == {
+        "date": "2031-03-07",
+        "code": row.code,
+        "n": row.n,
+        "outcome": "win",
+        "par": row.par,
+        "line": row.line,
+    }
+    text = io.StringIO()
+    call_command("daily_deal", DAY.isoformat(), stdout=text)
+    assert f"code: {row.code}" in text.getvalue() and f"par:  {row.par}" in text.getvalue()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", ["2031-3-7", "tomorrow", "2031-02-30"])
+def test_daily_deal_refuses_a_malformed_date(text, secret):
+    with pytest.raises(CommandError, match="not a date"):
+        call_command("daily_deal", text, "--json", stdout=io.StringIO())
+    assert not DailyDeal.objects.exists()

@@ -60,6 +60,15 @@ def test_it_never_serves_todays_code_or_a_hidden_card(owner_api, owner, other_ap
             assert_no_code(text)
             # /api/daily/ holds the client's own game and its visible cards; the rest, no card.
             assert_no_card(text, own_hidden if url == "/api/daily/" else ALL_CARDS)
+    # Nothing about today's deal before the day is over: no solution, no par, no line.
+    for client in (owner_api, other_api):
+        response = client.get("/api/daily/2030-06-15/solution/")
+        assert response.status_code == 404
+        assert_no_code(response.content.decode())
+        assert_no_card(response.content.decode())
+        board = client.get("/api/daily/2030-06-15/board/").json()
+        assert (board["code"], board["par"], board["solution"]) == (None, None, None)
+        assert WON[5] not in json.dumps(board)  # not a token of the stored line
     # My own game, every way the games API shows it: my visible cards, none of my hidden ones.
     pk = mine.pk
     for response in (
@@ -81,18 +90,51 @@ def test_it_never_serves_todays_code_or_a_hidden_card(owner_api, owner, other_ap
     assert json.loads(other_api.get("/api/daily/").content)["attempt"]["id"] == theirs.pk
 
 
-def test_it_keeps_the_code_from_a_replay_viewer_until_the_day_is_over(
+def test_it_keeps_todays_attempts_from_a_sock_puppet_until_the_day_is_over(
     owner_api, owner, other_api, other, clock
 ):
     mine = attempt(owner, OPENING, clock)
     other_api.post(f"/api/games/{attempt(other, ['D'], clock).pk}/resign/")
 
-    response = other_api.get(f"/api/games/{mine.pk}/record/?states=1")
+    for url in (f"/api/games/{mine.pk}/record/?states=1", f"/api/games/{mine.pk}/record/"):
+        response = other_api.get(url)
+        assert response.status_code == 404
+        text = response.content.decode()
+        assert_no_code(text)
+        assert_no_card(text)
 
+    clock.advance(24 * 3600)
+    assert other_api.get(f"/api/games/{mine.pk}/record/?states=1").status_code == 200
+
+
+def test_it_serves_the_solution_once_the_day_is_over(api, owner, clock):
+    attempt(owner, OPENING, clock)
+    assert api.get("/api/daily/2030-06-15/solution/").status_code == 404
+
+    clock.set(dt.datetime(2030, 6, 16, tzinfo=dt.UTC))  # the day's end
+
+    response = api.get("/api/daily/2030-06-15/solution/?states=1")
     assert response.status_code == 200
-    text = response.content.decode()
-    assert_no_code(text)
-    assert_no_card(text, hidden_cards(mine))
+    body = response.json()
+    assert [m["token"] for m in body["moves"]] == WON
+    assert (body["code"], body["result"], body["player"], body["daily_date"]) == (
+        CODE,
+        "won",
+        "(solver)",
+        "2030-06-15",
+    )
+    assert len(body["states"]) == len(WON) + 1
+    assert body["states"][-1]["foundation_cards"] == 52
+    board = api.get("/api/daily/2030-06-15/board/").json()
+    assert (board["code"], board["par"], board["solution"]) == (
+        CODE,
+        len(WON),
+        "/api/daily/2030-06-15/solution/",
+    )
+    assert api.get("/api/daily/2030-06-16/solution/").status_code == 404  # today
+    assert api.get("/api/daily/2030-06-20/solution/").status_code == 404  # to come
+    assert api.get("/api/daily/2030-06-01/solution/").status_code == 404  # never dealt
+    assert api.get("/api/daily/16-06-2030/solution/").status_code == 400
 
 
 def test_it_refuses_a_second_ranked_attempt(owner_api, owner, clock):

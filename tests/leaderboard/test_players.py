@@ -3,7 +3,7 @@
 import datetime as dt
 
 from games import services as games
-from tests.leaderboard.helpers import OPENING, WON, attempt, expected_row, player
+from tests.leaderboard.helpers import OPENING, WON, attempt, expected_row, play, player, unlocked
 
 DAY = 24 * 3600
 
@@ -27,10 +27,12 @@ def test_it_gives_a_players_stats_and_history(api, owner, clock):
             "played": 3,
             "won": 1,
             "win_rate": 0.3333,
-            "best_score": 255,
+            "best_rank": 1,
+            "most_cards": 52,
             "current_streak": 3,
             "longest_streak": 3,
         },
+        "practice": {"played": 0, "won": 0, "win_rate": 0.0},
         "count": 3,
         "page": 1,
         "pages": 1,
@@ -56,7 +58,8 @@ def test_it_gives_empty_stats_to_a_new_player(api, owner, clock):
         "played": 0,
         "won": 0,
         "win_rate": 0.0,
-        "best_score": None,
+        "best_rank": None,
+        "most_cards": None,
         "current_streak": 0,
         "longest_streak": 0,
     }
@@ -126,3 +129,19 @@ def test_it_answers_404_for_an_unknown_player(api, clock):
 def test_it_answers_404_for_a_page_past_the_last(api, owner, clock):
     assert api.get("/api/players/owner/?page=2").status_code == 404
     assert api.get("/api/players/owner/?page=zero").status_code == 400
+
+
+def test_it_counts_practice_games_apart_from_the_daily_ones(api, owner, clock):
+    attempt(owner, OPENING, clock)
+    started = unlocked(lambda: games.new_game(owner, "CF1-D3-AAAAACL"))
+    play(started, ["R-T2"], clock)
+    won = unlocked(lambda: games.new_game(owner, "CF1-D3-AAAAACL"))
+    play(won, ["D"], clock)
+    won.status = won.Status.WON  # as a win leaves it; a whole winning line is not the point here
+    won.save(update_fields=["status"])
+    unlocked(lambda: games.new_game(owner))  # never started: not counted
+
+    body = api.get("/api/players/owner/").json()
+
+    assert body["practice"] == {"played": 2, "won": 1, "win_rate": 0.5}
+    assert body["stats"]["played"] == 1

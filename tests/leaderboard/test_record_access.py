@@ -1,7 +1,8 @@
 """GET /api/games/<id>/record/ of another player's game — who may replay what.
 
-Owner: always. Others: a practice game once it is over; today's daily game once their own ranked
-attempt at today's deal is over; a past day's daily game, anyone (code then public).
+Owner: always. Others: a practice game once it is over; a daily game once its UTC day is over
+(code then public) — never before, even for a player whose own attempt is over: a sock puppet
+that resigns at once would read everyone's attempt in progress.
 """
 
 import pytest
@@ -55,33 +56,47 @@ def test_it_hides_today_from_anonymous(api, daily):
     assert (response.status_code, response.json()) == (401, not_authenticated())
 
 
-def test_it_shows_today_to_a_player_whose_attempt_is_won(other_api, other, daily, clock):
+def test_it_hides_today_from_a_player_whose_attempt_is_won(other_api, other, daily, clock):
     attempt(other, WON, clock, step=0.1)
 
     response = record(other_api, daily)
 
-    assert response.status_code == 200
-    body = response.json()
-    assert (body["player"], body["code"], [m["token"] for m in body["moves"]]) == (
-        "owner",
-        None,
-        OPENING,
-    )
+    assert (response.status_code, response.json()) == (404, NOT_FOUND)
     assert CODE not in response.content.decode()
 
 
-def test_it_shows_today_to_a_player_who_resigned(other_api, other, daily, clock):
-    games.resign(attempt(other, ["D"], clock), other)
+def test_it_hides_today_from_a_sock_puppet_that_resigned_until_the_day_is_over(
+    other_api, other, daily, clock
+):
+    games.resign(attempt(other, [], clock), other)  # resigned at ply 0
+    urls = [
+        f"/api/games/{daily.pk}/record/",
+        f"/api/games/{daily.pk}/record/?states=1",
+        f"/api/games/{daily.pk}/",
+    ]
 
-    assert record(other_api, daily).status_code == 200
+    for url in urls:
+        response = other_api.get(url)
+        assert (response.status_code, response.json()) == (404, NOT_FOUND), url
 
+    clock.set(clock.now.replace(hour=23, minute=59, second=59))  # the last instant of the day
+    assert [other_api.get(url).status_code for url in urls] == [404, 404, 404]
 
-def test_it_shows_today_with_its_states_to_a_player_who_resigned(other_api, other, daily, clock):
-    games.resign(attempt(other, ["D"], clock), other)
-
-    body = other_api.get(f"/api/games/{daily.pk}/record/?states=1").json()
-
+    clock.advance(1)  # the day is over
+    record_, states, detail = (other_api.get(url) for url in urls)
+    assert (record_.status_code, states.status_code) == (200, 200)
+    assert detail.status_code == 404  # a game's detail is its owner's alone, ever
+    body = states.json()
+    assert (body["code"], [m["token"] for m in body["moves"]]) == (CODE, OPENING)
     assert len(body["states"]) == len(OPENING) + 1
+
+
+def test_it_always_shows_a_player_their_own_attempt(other_api, other, clock):
+    mine = attempt(other, OPENING, clock)
+
+    assert record(other_api, mine).status_code == 200
+    assert other_api.get(f"/api/games/{mine.pk}/record/?states=1").status_code == 200
+    assert other_api.get(f"/api/games/{mine.pk}/").status_code == 200
 
 
 def test_it_does_not_count_an_attempt_of_another_day(other_api, other, daily, clock):

@@ -21,8 +21,16 @@ from collections.abc import Iterator
 import pytest
 
 from games.engine import Action, Canfield, DealCode
-from leaderboard import services
-from tests.support import Daphne, django_env, migrate, next_action, post_json, postgres_database
+from leaderboard.deals import certify
+from tests.support import (
+    TEST_DEAL_POSITIONS,
+    Daphne,
+    django_env,
+    migrate,
+    next_action,
+    post_json,
+    postgres_database,
+)
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -49,7 +57,8 @@ def secret_for(day: dt.date) -> str:
     (the servers will not tell the test the deal; the test only picks the secret)."""
     while True:
         secret = secrets.token_hex(16)
-        if scores_soon(DealCode(services.deal_number(day, secret), 3, "app")):
+        found = certify(day, secret=secret.encode(), max_positions=TEST_DEAL_POSITIONS)
+        if scores_soon(DealCode.parse(found.code)):
             return secret
 
 

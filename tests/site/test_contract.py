@@ -17,14 +17,18 @@ from typing import Any
 
 import jsonschema
 import pytest
+from django.test import override_settings
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from rest_framework.test import APIClient
 
 from canfield_site.asgi import application
 from games import services
+from leaderboard.models import DailyDeal
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE
+from tests.leaderboard.helpers import CODE as LEADERBOARD_CODE
+from tests.leaderboard.helpers import store_deal
 from tests.support import Daphne, asgi_request, django_env
 
 API = "urn:canfield:api"
@@ -220,6 +224,11 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     daily = "/api/daily/"
     check("GET", daily, api.get(daily), 200)
     check("POST", daily, api.post(daily), 401)
+    # No candidate of the day certified (none tried): 503, and no attempt was created.
+    assert not DailyDeal.objects.filter(date=today).exclude(code="").exists()
+    with override_settings(DAILY_DEAL_CANDIDATES=0):
+        check("POST", daily, owner_api.post(daily), 503)
+    assert check("GET", daily, owner_api.get(daily), 200)["attempt"] is None
     attempt = check("POST", daily, owner_api.post(daily), 201)
     check("POST", daily, owner_api.post(daily), 409)
     mine = check("GET", daily, owner_api.get(daily), 200)
@@ -231,6 +240,19 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", board, owner_api.get(f"/api/daily/{today}/board/"), 200)
     check("GET", board, api.get("/api/daily/today/board/"), 400)
     check("GET", board, api.get(f"/api/daily/{today + dt.timedelta(days=1)}/board/"), 404)
+
+    solution = "/api/daily/{date}/solution/"
+    check("GET", solution, api.get(f"/api/daily/{today}/solution/"), 404)  # not over yet
+    check("GET", solution, api.get("/api/daily/2030-02-30/solution/"), 400)
+    yesterday = today - dt.timedelta(days=1)
+    store_deal(yesterday)
+    solved = check("GET", solution, api.get(f"/api/daily/{yesterday}/solution/"), 200)
+    assert (solved["result"], solved["code"]) == ("won", LEADERBOARD_CODE)
+    check("GET", solution, api.get(f"/api/daily/{yesterday}/solution/?states=2"), 400)
+    throttle_rates(states="1/min")
+    check("GET", solution, owner_api.get(f"/api/daily/{yesterday}/solution/?states=1"), 200)
+    check("GET", solution, owner_api.get(f"/api/daily/{yesterday}/solution/?states=1"), 429)
+    throttle_rates(states=None)
 
     days = "/api/daily/days/"
     check("GET", days, api.get(days), 200)

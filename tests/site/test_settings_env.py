@@ -29,6 +29,9 @@ OUR_VARIABLES = {
     "ALLOWED_HOSTS",
     "CSRF_TRUSTED_ORIGINS",
     "DAILY_DEAL_SECRET",
+    "DAILY_DEAL_POSITIONS",
+    "DAILY_DEAL_CANDIDATES",
+    "DAILY_DEAL_SHORTEN_POSITIONS",
     "DATABASE_URL",
     "DB_POOL_MIN",
     "DB_POOL_MAX",
@@ -209,7 +212,7 @@ def test_it_has_safe_zero_setup_defaults():
     assert values["LAYER"] == "channels.layers.InMemoryChannelLayer"
     assert values["CACHE"] == "django.core.cache.backends.locmem.LocMemCache"
     assert values["SECRET"].startswith("django-insecure-")
-    assert len(values["DAILY"]) == 64 and values["DAILY"] != values["SECRET"]
+    assert values["DAILY"] == ""  # generated into the database on first use
     assert values["RATES"] == {
         "signup": "10/hour",
         "login": "20/min",
@@ -234,7 +237,7 @@ def test_it_uses_postgresql_and_redis_when_told():
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/canfield",
         REDIS_URL="redis://127.0.0.1:6379/3",
         SECRET_KEY="s3cret",
-        DAILY_DEAL_SECRET="daily",
+        DAILY_DEAL_SECRET="daily-deal-secret",
         ALLOWED_HOSTS="canfield.example",
         THROTTLE_ACTIONS="off",
     )
@@ -246,17 +249,20 @@ def test_it_uses_postgresql_and_redis_when_told():
     assert values["CONN_MAX_AGE"] == 0
     assert values["LAYER"] == "leaderboard.layers.RedisChannelLayer"  # channels_redis, pooled
     assert values["CACHE"] == "django.core.cache.backends.redis.RedisCache"
-    assert (values["SECRET"], values["DAILY"]) == ("s3cret", "daily")
+    assert (values["SECRET"], values["DAILY"]) == ("s3cret", "daily-deal-secret")
     assert values["ALLOWED_HOSTS"] == ["canfield.example"]
     assert values["RATES"]["actions"] is None
 
 
-def test_it_derives_the_daily_secret_from_the_secret_key():
+def test_it_never_derives_the_daily_secret_and_refuses_a_short_one():
     one = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
-    again = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
-    two = json.loads(run_settings(SECRET_KEY="two").stdout)["DAILY"]
+    assert one == ""  # nothing derived from a (possibly public) SECRET_KEY
 
-    assert one == again != two
+    short = run_settings(DAILY_DEAL_SECRET="fifteen bytes!!")
+
+    assert short.returncode != 0
+    assert "DAILY_DEAL_SECRET: at least 16 bytes" in short.stderr
+    assert run_settings(DAILY_DEAL_SECRET="sixteen bytes!!!").returncode == 0
 
 
 def test_it_runs_the_test_suite_on_what_the_environment_says():

@@ -6,6 +6,9 @@ import { fmt, formatNumber, h, reducedMotion, svgUse } from "./ui.js";
 
 export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
 export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
+const MIN_CARD_WIDTH = 34; // px: below this a card stops being legible
+/** The least offset between fanned cards that still shows each card's rank and suit. */
+const minFan = (cw) => Math.max(11, Math.round(cw * 0.25));
 const TOKEN_RE = /^(R|W|F[1-4]|T[1-4])(?::(\d+))?-(R|W|F[1-4]|T[1-4])$/;
 
 /** "T2:2-T4" -> {src: "T2", count: 2, dst: "T4"}; null for D, C, U. */
@@ -151,7 +154,8 @@ export class Board {
       if (count > 1) pile.classList.add("stacked");
       pile.append(el);
     } else {
-      pile.append(h("div.slot", {}, h("span.slot-text", {}, pgettext("pile", "empty"))));
+      pile.append(h("div.slot", { "aria-hidden": "true" }, h("span.slot-text", { dataset: { text: pgettext("pile", "empty") } })));
+      pile.setAttribute("role", "group");
       pile.setAttribute("aria-label", gettext("Reserve, empty"));
     }
     pile.append(h("span.badge", { "aria-hidden": "true", dataset: { testid: "reserve-count" } }, formatNumber(count)));
@@ -165,10 +169,11 @@ export class Board {
     const pile = h("div.pile.foundation", {
       dataset: { pile: id, suit: f.suit },
       tabIndex: this.interactive ? 0 : -1,
+      role: this.interactive ? "button" : "group", // a place to drop on (keyboard: Enter)
     });
     pile.append(h("div.slot", {},
       svgUse(`suit-${f.suit}`, `slot-suit ${f.suit === "H" || f.suit === "D" ? "red" : "black"}`),
-      h("span.slot-rank", {}, f.start === "T" ? "10" : f.start)));
+      h("span.slot-rank", { dataset: { rank: f.start === "T" ? "10" : f.start } })));
     if (cards.length) {
       const top = cards[cards.length - 1];
       if (cards.length > 1) {
@@ -186,7 +191,8 @@ export class Board {
     } else {
       pile.setAttribute("aria-label", fmt(gettext("%(pile)s, empty, starts with the %(rank)s"), { pile: name, rank: rankName(f.start) }));
     }
-    pile.append(h("span.badge.badge-small", { "aria-hidden": "true" }, `${cards.length}/13`));
+    // drawn by CSS (content: attr(data-text)): the pile's label says how many cards it holds
+    pile.append(h("span.badge.badge-small", { "aria-hidden": "true", dataset: { text: `${cards.length}/13` } }));
     return pile;
   }
 
@@ -196,6 +202,7 @@ export class Board {
     if (!cards.length) {
       pile.append(h("div.slot"));
       pile.tabIndex = this.interactive ? 0 : -1;
+      pile.setAttribute("role", this.interactive ? "button" : "group");
       pile.setAttribute("aria-label", fmt(gettext("%(pile)s, empty"), { pile: columnName(i + 1) }));
     }
     cards.forEach((card, index) => {
@@ -214,7 +221,10 @@ export class Board {
 
   makeCardActive(el, sourceKey, label) {
     el.setAttribute("aria-label", label);
-    if (!this.interactive) return;
+    if (!this.interactive) {
+      el.setAttribute("role", "img"); // a picture of a card, named by its label
+      return;
+    }
     el.tabIndex = 0;
     el.setAttribute("role", "button");
     if (this.sources.has(sourceKey)) el.classList.add("playable");
@@ -222,24 +232,53 @@ export class Board {
 
   // ---- geometry ----------------------------------------------------------------------------
 
-  /** Fans the columns, squeezing long ones so that the board fits the window. */
+  /**
+   * Fits the board to the window: each column's fan shrinks to the room left below the top row,
+   * down to a readable minimum (a card's rank and suit stay in view); when even that does not
+   * fit, the whole board is scaled down (smaller cards), so that no column runs off the page.
+   */
   layoutColumns() {
-    const sample = this.root.querySelector(".pile.stock");
-    if (!sample) return;
-    const ch = sample.offsetHeight || 100;
-    const cw = sample.offsetWidth || 70;
     const area = this.root.querySelector(".area-columns");
-    const top = area.getBoundingClientRect().top + window.scrollY;
-    const room = Math.max(window.innerHeight - top - 24, ch * 3.4);
+    if (!area || !this.root.querySelector(".pile.stock")) return;
+    const longest = Math.max(1, ...this.state.columns.map((c) => c.length));
+    this.root.style.removeProperty("--cw");
+    let { cw, ch } = this.cardSize();
+    let room = this.columnRoom(area);
+    for (let i = 0; i < 6 && cw > MIN_CARD_WIDTH; i++) {
+      const need = ch + (longest - 1) * minFan(cw);
+      if (need <= room) break;
+      // Everything from the board's top edge down scales with the card width.
+      const boardTop = this.root.getBoundingClientRect().top;
+      const used = area.getBoundingClientRect().top - boardTop + need;
+      const scale = (used - need + room) / used;
+      cw = Math.max(MIN_CARD_WIDTH, Math.floor(cw * Math.min(scale, 0.97)));
+      this.root.style.setProperty("--cw", `${cw}px`);
+      ({ cw, ch } = this.cardSize());
+      room = this.columnRoom(area);
+    }
     const base = Math.round(cw * 0.33); // shows a card's rank and corner suit, hides the rest
+    const least = Math.min(base, minFan(cw));
     for (const pile of this.root.querySelectorAll(".pile.column")) {
       const cards = pile.querySelectorAll(".card");
       const n = cards.length;
-      const fan = n > 1 ? Math.max(Math.min(base, (room - ch) / (n - 1)), Math.min(base, 14)) : base;
+      const fan = n > 1 ? Math.max(Math.min(base, (room - ch) / (n - 1)), least) : base;
       cards.forEach((el, i) => { el.style.top = `${Math.round(i * fan)}px`; });
       pile.style.height = `${Math.round(ch + Math.max(n - 1, 0) * fan)}px`;
       pile.dataset.fan = String(fan);
     }
+  }
+
+  cardSize() {
+    const sample = this.root.querySelector(".pile.stock");
+    return { cw: sample.offsetWidth || 70, ch: sample.offsetHeight || 100 };
+  }
+
+  /** Pixels from the columns' top edge down to where the page would start to scroll. */
+  columnRoom(area) {
+    const main = this.root.closest("main");
+    const below = (main ? parseFloat(getComputedStyle(main).paddingBottom) : 0)
+      + parseFloat(getComputedStyle(this.root).paddingBottom) + 2;
+    return window.innerHeight - (area.getBoundingClientRect().top + window.scrollY) - below;
   }
 
   cardRects() {

@@ -47,14 +47,15 @@ export function cardElement(card) {
   const suit = suitOf(card);
   const face = rank === "J" || rank === "Q" || rank === "K";
   const body = face
-    ? h("span.art", {}, h("span.art-rank", {}, rank), svgUse(`suit-${suit}`, "art-suit"))
+    ? h("span.art", { "aria-hidden": "true" }, h("span.art-rank", { dataset: { rank } }), svgUse(`suit-${suit}`, "art-suit"))
     : svgUse(`suit-${suit}`, rank === "A" ? "pip pip-ace" : "pip");
   // Corner index: rank over suit at the top left (seen in the waste's sideways spread), one more
   // suit at the top right (seen with the rank in a column's downward fan), the index again
-  // upside down at the bottom right.
+  // upside down at the bottom right. The rank is drawn by CSS (content: attr(data-rank)): the
+  // card's name is its accessible label, and no glyph competes with it.
   const index = (extra) =>
     h(`span.idx${extra}`, { "aria-hidden": "true" },
-      h(`span.idx-rank${rank === "T" ? ".ten" : ""}`, {}, rankLabel(rank)), svgUse(`suit-${suit}`, "idx-suit"));
+      h(`span.idx-rank${rank === "T" ? ".ten" : ""}`, { dataset: { rank: rankLabel(rank) } }), svgUse(`suit-${suit}`, "idx-suit"));
   return h(
     `div.card.face-up.${isRed(suit) ? "red" : "black"}${face ? ".court" : ""}`,
     { dataset: { card } },

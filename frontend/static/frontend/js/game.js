@@ -1,12 +1,25 @@
 // The game page: draws the server's state and sends every tap, drop and undo to the REST API.
 import { api, serverNow } from "./api.js";
-import { Board, cardCount, moveToken, pileName } from "./board.js";
+import { Board, cardCount, moveToken, parseMoveToken, pileName } from "./board.js";
 import { cardName } from "./cards.js";
 import { DragController } from "./drag.js";
 import { bindNewGameForm } from "./newgame.js";
-import { copyText, fmt, formatDuration, formatDay, formatNumber, resultLabel, showError, toast } from "./ui.js";
+import { showResult } from "./result.js";
+import { actionWords } from "./words.js";
+import { copyText, fmt, formatDuration, formatDay, formatNumber, reducedMotion, resultLabel, showError, toast } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
+const FINISH_STEP_MS = 160; // between the Finish button's moves, after each one's animation
+
+/** The page's own words (one place). */
+const TEXT = {
+  hint: (words) => fmt(gettext("Hint: %(action)s."), { action: words }),
+  hintNoWin: gettext("No way to win from here."),
+  hintUnknown: gettext("I can't tell in time."),
+  hintThrottled: (s) => fmt(ngettext("Too many hints: try again in %(seconds)s s.", "Too many hints: try again in %(seconds)s s.", s), { seconds: formatNumber(s) }),
+  stuck: gettext("No useful moves left: a whole pass through the stock offered no card to move. Undo, or start a new game."),
+  stuckNothing: gettext("No moves left: nothing can be played. Undo, or start a new game."),
+};
 
 const root = document.querySelector("[data-game]");
 const gameId = root.dataset.gameId;
@@ -17,11 +30,21 @@ const doubleClickBox = root.querySelector("[data-double-click]");
 const undoButton = root.querySelector("[data-undo]");
 const announcer = root.querySelector("[data-announce]");
 const winBanner = $("[data-win]");
+const hintButton = root.querySelector("[data-hint]");
+const stuckNotice = root.querySelector("[data-stuck]");
+const finishButton = root.querySelector("[data-finish]");
+const resultButton = root.querySelector("[data-open-result]");
+resultButton.addEventListener("click", () => showResult(game));
 
 let game = null;
 let queue = Promise.resolve();
 let picked = null; // keyboard move: {pile, index, count}
 let winShown = false;
+let hint = null; // {ply, action}: the hint shown for this position
+// "No useful moves left": a pass through the stock (from a recycle to the next) in which no
+// position offered anything but drawing, recycling or undoing.
+let passClean = null; // null: no pass watched from its start yet
+let stuck = false;
 
 // ---- settings ----------------------------------------------------------------------------------
 
@@ -36,7 +59,9 @@ const inPlay = () => game && game.status === "in_progress";
 
 async function load({ animate = false } = {}) {
   const fresh = await api.get(`/api/games/${gameId}/`);
+  const first = !game;
   show(fresh, { animate });
+  if (first && fresh.ply === 0) passClean = onlyIdle(fresh.state.legal || []); // the deal starts a pass
 }
 
 /**
@@ -47,10 +72,14 @@ function send(body, renderOptions = {}) {
   const run = async () => {
     if (!inPlay()) return false;
     try {
+      const before = game.state;
       const next = await api.post(`/api/games/${gameId}/actions/`, { ply: game.ply, ...body });
       const changed = next.applied !== null && next.applied !== undefined;
       show(next, changed ? renderOptions : { animate: false });
-      if (changed) announce(next);
+      if (changed) {
+        announce(next, before);
+        watchPass(next);
+      }
       return changed;
     } catch (err) {
       if (err.code === "stale_ply" || err.code === "game_over" || (err.status === 409 && err.code !== "game_too_long")) {
@@ -90,9 +119,12 @@ function show(next, renderOptions = {}) {
   const wasInPlay = inPlay();
   game = next;
   $("[data-loading]")?.remove();
+  drawHud(); // first: the board fits itself to the room the head-up display leaves
   board.render(game.state, renderOptions);
-  drawHud();
-  if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
+  if (hint && hint.ply === game.ply) highlight(hint.action);
+  else hint = null;
+  if (game.kind === "daily" && wasInPlay && !inPlay()) showResult(game); // ended here
+  else if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
 }
 
 function drawHud() {
@@ -119,6 +151,9 @@ function drawHud() {
   replay.hidden = inPlay();
   replay.href = `/games/${game.id}/replay/`;
   root.querySelector("[data-resign]").hidden = !inPlay();
+  hintButton.hidden = !inPlay() || game.kind !== "practice";
+  resultButton.hidden = inPlay() || game.kind !== "daily";
+  finishButton.hidden = !inPlay() || !canFinish(s);
   boardEl.classList.toggle("finished", !inPlay());
   tick();
 }
@@ -132,15 +167,13 @@ function tick() {
 }
 setInterval(tick, 1000);
 
-function announce(next) {
+function announce(next, before) {
   const token = next.applied;
-  let text = fmt(gettext("Played %(action)s."), { action: token });
-  if (token === "D") text = gettext("Drew from the stock.");
-  else if (token === "C") text = gettext("Turned the waste over onto the stock.");
-  else if (token === "U") text = gettext("Undone.");
+  let text = `${actionWords(token, before)}.`;
   const top = next.state.waste.cards.at(-1);
   if ((token === "D" || token === "U") && top) text += ` ${fmt(gettext("Waste top %(card)s."), { card: cardName(top) })}`;
   announcer.textContent = `${text} ${fmt(gettext("Score %(score)s."), { score: formatNumber(next.score) })}`;
+  announcer.title = token;
 }
 
 function showWin() {
@@ -155,6 +188,111 @@ function showWin() {
   winBanner.querySelector("[data-win-close]").focus();
 }
 winBanner.querySelector("[data-win-close]").addEventListener("click", () => { winBanner.hidden = true; });
+
+// ---- hints (practice games) and "no useful moves left" -----------------------------------------
+
+const onlyIdle = (legal) => legal.every((t) => t === "D" || t === "C" || t === "U");
+
+/**
+ * The notice shows once a whole pass through the stock (from a recycle, or the deal, to the next
+ * recycle) offered no action but drawing, recycling or undoing — the next pass is the same — or
+ * when nothing but undo is left; it goes when a card can move again.
+ */
+function watchPass(next) {
+  const legal = next.state.legal || [];
+  const idle = onlyIdle(legal);
+  if (next.status !== "in_progress") {
+    passClean = null;
+    stuck = false;
+  } else if (!idle) {
+    passClean = false;
+    stuck = false;
+  } else if (!legal.some((t) => t === "D" || t === "C")) {
+    stuck = true;
+  } else if (next.applied === "C") {
+    if (passClean === true) stuck = true;
+    passClean = true; // a new pass starts here
+  }
+  if (stuckNotice.hidden === stuck) {
+    stuckNotice.hidden = !stuck;
+    board.layoutColumns(); // the notice takes room from the board
+  }
+  const text = legal.some((t) => t === "D" || t === "C") ? TEXT.stuck : TEXT.stuckNothing;
+  if (stuck && stuckNotice.textContent !== text) announcer.textContent = text;
+  stuckNotice.textContent = stuck ? text : "";
+}
+
+function highlight(action) {
+  for (const el of boardEl.querySelectorAll(".hint-source, .hint-target")) el.classList.remove("hint-source", "hint-target");
+  const move = parseMoveToken(action);
+  if (!move) {
+    if (action === "D" || action === "C") board.pileElement("S")?.classList.add("hint-source");
+    if (action === "U") undoButton.classList.add("hint-source");
+    return;
+  }
+  const els = board.root.querySelectorAll(`.card[data-pile="${move.src}"]`);
+  const run = move.src.startsWith("T") ? [...els].slice(-move.count) : [...els].slice(-1);
+  for (const el of run) el.classList.add("hint-source");
+  board.pileElement(move.dst)?.classList.add("hint-target");
+}
+
+async function askHint() {
+  if (!inPlay() || game.kind !== "practice" || hintButton.disabled) return;
+  hintButton.disabled = true;
+  const ply = game.ply;
+  const before = game.state;
+  try {
+    const answer = await api.get(`/api/games/${gameId}/hint/`);
+    if (game.ply !== ply) return; // the game moved on meanwhile
+    let text;
+    if (answer.outcome === "win") {
+      hint = { ply, action: answer.action };
+      highlight(answer.action);
+      text = TEXT.hint(actionWords(answer.action, before));
+    } else {
+      text = answer.outcome === "no_win" ? TEXT.hintNoWin : TEXT.hintUnknown;
+    }
+    announcer.textContent = text;
+    toast(text, "info", 4500);
+  } catch (err) {
+    toast(err.status === 429 ? TEXT.hintThrottled(err.body.retry_after ?? 60) : err.message, "error");
+  } finally {
+    hintButton.disabled = false;
+  }
+}
+hintButton.addEventListener("click", askHint);
+
+// ---- finish --------------------------------------------------------------------------------
+
+const RANKS = "A23456789TJQK";
+
+/**
+ * True when only foundation moves are left to play: stock, waste and reserve empty and each
+ * column in order, every card below a higher one (counted from the foundations' base rank). Then
+ * the lowest card left is always a column's last card and the next one its foundation needs.
+ */
+function canFinish(state) {
+  if (state.stock.count || state.waste.count || state.reserve.count) return false;
+  const start = RANKS.indexOf(state.foundations[0].start === "10" ? "T" : state.foundations[0].start);
+  const rel = (card) => (RANKS.indexOf(card.slice(0, -1)) - start + 13) % 13;
+  return state.columns.every((column) => column.every((card, i) => i === 0 || rel(column[i - 1]) > rel(card)));
+}
+
+/** Plays the foundation moves one at a time, each an ordinary action the player asked for. */
+async function finish() {
+  if (!inPlay() || !canFinish(game.state)) return;
+  finishButton.disabled = true;
+  try {
+    while (inPlay() && canFinish(game.state)) {
+      const token = (game.state.legal || []).find((t) => /^T[1-4]-F[1-4]$/.test(t));
+      if (!token || !(await send({ action: token }))) break;
+      if (!reducedMotion()) await new Promise((resolve) => setTimeout(resolve, FINISH_STEP_MS));
+    }
+  } finally {
+    finishButton.disabled = false;
+  }
+}
+finishButton.addEventListener("click", finish);
 
 // ---- pointer: taps and drags -------------------------------------------------------------------
 
@@ -232,6 +370,9 @@ document.addEventListener("keydown", (e) => {
   } else if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === "n" || e.key === "N")) {
     e.preventDefault();
     openNewGame();
+  } else if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === "h" || e.key === "H")) {
+    e.preventDefault();
+    askHint();
   }
 });
 

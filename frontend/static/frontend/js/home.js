@@ -95,16 +95,16 @@ async function loadRecent() {
     return;
   }
   const rows = games.slice(0, 12).map((game) => h("tr", {},
-    h("td", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
+    h("td.lead", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
     h("td", {}, fmt(gettext("Draw %(n)s"), { n: game.draw }) + (game.variant === "classic" ? ` · ${gettext("classic")}` : "")),
     h("td", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result))),
-    h("td.num", {}, formatNumber(game.score)),
-    h("td.num", {}, formatNumber(game.actions)),
+    h("td.num", { "data-label": gettext("Score") }, formatNumber(game.score)),
+    h("td.num", { "data-label": gettext("Actions") }, formatNumber(game.actions)),
     h("td", {}, game.status === "in_progress"
       ? h("a", { href: `/games/${game.id}/` }, gettext("Continue"))
       : h("a", { href: `/games/${game.id}/replay/` }, gettext("Replay"))),
   ));
-  recentBox.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
+  recentBox.replaceChildren(h("div.table-wrap", {}, h("table.data.stack", {},
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, gettext("Game")), h("th", { scope: "col" }, gettext("Mode")), h("th", { scope: "col" }, gettext("Status")),
       h("th.num", { scope: "col" }, gettext("Score")), h("th.num", { scope: "col" }, gettext("Actions")), h("th", { scope: "col" }, h("span.sr-only", {}, gettext("Open"))))),

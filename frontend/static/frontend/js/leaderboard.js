@@ -24,10 +24,10 @@ function seconds(row) {
   return row.time_seconds + (row.status === "in_progress" && isLive ? since : 0);
 }
 
+// Today's attempts of others stay private until the day is over (their records answer 404):
+// only my own row links to a replay today.
 function canReplay(row) {
-  if (!isLive) return true;
-  if (row.player === me) return true;
-  return Boolean(myRow && myRow.status !== "in_progress");
+  return !isLive || row.player === me;
 }
 
 function rowElement(row) {
@@ -35,12 +35,12 @@ function rowElement(row) {
   const tr = h(`tr${row.player === me ? ".me" : ""}${changed ? ".flash" : ""}${row.rank === 1 ? ".rank-1" : ""}`,
     { dataset: { player: row.player } },
     h("td.rank", {}, row.rank && row.rank <= 3 ? h(`span.medal.medal-${row.rank}`, {}, row.rank) : (row.rank ? formatNumber(row.rank) : "–")),
-    h("td", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
+    h("td.player", {}, h("a", { href: `/players/${encodeURIComponent(row.player)}/` }, row.player)),
     h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-    h("td.num", { dataset: { col: "cards" } }, formatNumber(row.foundation_cards)),
-    h("td.num", { dataset: { col: "actions" } }, formatNumber(row.actions)),
-    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" } }, formatDuration(seconds(row) * 1000)),
-    h("td.num", { dataset: { col: "score" } }, formatNumber(row.score)),
+    h("td.num", { dataset: { col: "cards" }, "data-label": gettext("Cards") }, formatNumber(row.foundation_cards)),
+    h("td.num", { dataset: { col: "actions" }, "data-label": gettext("Actions") }, formatNumber(row.actions)),
+    h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" }, "data-label": gettext("Time") }, formatDuration(seconds(row) * 1000)),
+    h("td.num", { dataset: { col: "score" }, "data-label": gettext("Score") }, formatNumber(row.score)),
     h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
   );
   tr._row = row;
@@ -89,7 +89,17 @@ function showCode(board) {
       toast(err.message, "error");
     }
   });
-  box.replaceChildren(h("span", {}, gettext("Deal code"), " "), h("code", {}, board.code), me ? play : null);
+  // Par: the length of the solver's winning line, which certified the deal (not proved shortest).
+  const par = board.par === null || board.par === undefined
+    ? null
+    : h("span.par", { title: gettext("The length of the solver's winning line, not proved shortest") }, fmt(gettext("Par (solver): %(actions)s"), { actions: formatNumber(board.par) }));
+  const solution = board.solution
+    ? h("a.button", { href: `/leaderboard/${day}/solution/` }, gettext("Watch the solution"))
+    : null;
+  box.replaceChildren(
+    h("span", {}, gettext("Deal code"), " "), h("code", {}, board.code),
+    ...[par, solution, me ? play : null].filter((node) => node !== null),
+  );
   box.hidden = false;
 }
 
@@ -105,10 +115,13 @@ function showPager(board) {
   );
 }
 
-async function loadDays() {
+/** Past days, newest first, a page at a time ("More days" asks for the next page). */
+async function loadDays(url = "/api/daily/days/") {
   const list = root.querySelector("[data-days]");
+  const more = root.querySelector("[data-more-days]");
+  more.hidden = true;
   try {
-    const data = await api.get("/api/daily/days/");
+    const data = await api.get(url);
     const days = data.results;
     for (const d of days) {
       list.append(h("li", {}, h("a", { href: `/leaderboard/${d.date}/`, "aria-current": d.date === day ? "page" : null },
@@ -116,6 +129,10 @@ async function loadDays() {
         d.players !== undefined && d.players !== null
           ? h("span.muted", {}, fmt(ngettext("%(winners)s/%(count)s won", "%(winners)s/%(count)s won", d.players), { winners: formatNumber(d.winners ?? 0), count: formatNumber(d.players) }))
           : null)));
+    }
+    if (data.next) {
+      more.hidden = false;
+      more.onclick = () => loadDays(data.next);
     }
   } catch {
     // the list of days is a convenience; the board stands without it

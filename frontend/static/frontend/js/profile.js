@@ -6,6 +6,11 @@ const root = document.querySelector("[data-profile]");
 const name = root.dataset.player;
 const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
 
+// Another player's attempt at today's deal is private until the day is over (UTC): no link.
+const today = new Date().toISOString().slice(0, 10);
+const mine = (document.body.dataset.username || "").toLowerCase() === name.toLowerCase();
+const canReplay = (row) => Boolean(row.game_id) && (mine || row.date < today);
+
 function stat(key, value) {
   const el = root.querySelector(`[data-stat="${key}"]`);
   if (el) el.textContent = value;
@@ -26,9 +31,17 @@ async function start() {
   stat("played", formatNumber(s.played ?? 0));
   stat("won", formatNumber(s.won ?? 0));
   stat("win_rate", formatPercent(s.win_rate ?? 0));
-  stat("best_score", s.best_score === null || s.best_score === undefined ? "–" : formatNumber(s.best_score));
+  stat("best_rank", s.best_rank ? `#${formatNumber(s.best_rank)}` : "–");
+  stat("most_cards", s.most_cards === null || s.most_cards === undefined ? "–" : formatNumber(s.most_cards));
   stat("current_streak", days(s.current_streak ?? 0));
   stat("longest_streak", days(s.longest_streak ?? 0));
+  const practice = data.practice;
+  root.querySelector("[data-practice-stats]").hidden = !practice;
+  if (practice) {
+    for (const [key, value] of Object.entries({
+      played: formatNumber(practice.played), won: formatNumber(practice.won), win_rate: formatPercent(practice.win_rate),
+    })) root.querySelector(`[data-practice-stat="${key}"]`).textContent = value;
+  }
 
   const history = data.history || [];
   const box = root.querySelector("[data-history]");
@@ -36,20 +49,20 @@ async function start() {
     box.replaceChildren(h("p.muted", {}, gettext("No daily deals played yet.")));
     return;
   }
-  box.replaceChildren(h("div.table-wrap", {}, h("table.data", {},
+  box.replaceChildren(h("div.table-wrap", {}, h("table.data.stack", {},
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, gettext("Day")), h("th.num", { scope: "col" }, gettext("Rank")), h("th", { scope: "col" }, gettext("Result")),
       h("th.num", { scope: "col" }, gettext("Cards")), h("th.num", { scope: "col" }, gettext("Actions")), h("th.num", { scope: "col" }, gettext("Time")),
       h("th.num", { scope: "col" }, gettext("Score")), h("th", { scope: "col" }, h("span.sr-only", {}, gettext("Replay"))))),
     h("tbody", {}, history.map((row) => h("tr", {},
-      h("td", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
-      h("td.num", {}, row.rank === null || row.rank === undefined ? "–" : formatNumber(row.rank)),
+      h("td.lead", {}, h("a", { href: `/leaderboard/${row.date}/` }, formatDay(row.date))),
+      h("td.num", { "data-label": gettext("Rank") }, row.rank === null || row.rank === undefined ? "–" : formatNumber(row.rank)),
       h("td", {}, h(`span.pill.pill-${row.status}`, {}, resultLabel(row.result))),
-      h("td.num", {}, formatNumber(row.foundation_cards)),
-      h("td.num", {}, formatNumber(row.actions)),
-      h("td.num", {}, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
-      h("td.num", {}, formatNumber(row.score)),
-      h("td", {}, row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
+      h("td.num", { "data-label": gettext("Cards") }, formatNumber(row.foundation_cards)),
+      h("td.num", { "data-label": gettext("Actions") }, formatNumber(row.actions)),
+      h("td.num", { "data-label": gettext("Time") }, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
+      h("td.num", { "data-label": gettext("Score") }, formatNumber(row.score)),
+      h("td", {}, canReplay(row) ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
     ))),
   )));
   if (data.pages > 1) {

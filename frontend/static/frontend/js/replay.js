@@ -2,32 +2,48 @@
 // (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { copyText, fmt, formatDay, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
+import { copyText, fmt, formatDay, formatNumber, h, loginUrl, resultLabel, toast } from "./ui.js";
+import { actionWords } from "./words.js";
 
 const root = document.querySelector("[data-replay]");
 const gameId = root.dataset.gameId;
+// The record to play: a game's (the default), or another with the same shape given by the page
+// (a past day's solution: /api/daily/<date>/solution/?states=1).
+const recordUrl = root.dataset.recordUrl || `/api/games/${gameId}/record/?states=1`;
 const board = new Board(root.querySelector("[data-board]"));
 const scrubber = root.querySelector("[data-scrubber]");
 const playButton = root.querySelector("[data-play]");
 const speedSelect = root.querySelector("[data-speed]");
 const tokenList = root.querySelector("[data-tokens]");
+// On a phone the list of actions starts folded: the board needs the room.
+if (window.matchMedia("(max-width: 699px)").matches) root.querySelector("[data-actions-list]").open = false;
 
 let record = null;
 let states = [];
 let position = 0; // 0 = the deal; n = after the n-th action
 let timer = null;
 
-function describe(token) {
-  if (token === "D") return pgettext("action", "draw");
-  if (token === "C") return pgettext("action", "recycle");
-  if (token === "U") return pgettext("action", "undo");
-  return token;
+const TEXT = {
+  deal: gettext("The deal"),
+  score: (n) => fmt(gettext("Score %(score)s"), { score: formatNumber(n) }),
+  start: pgettext("replay position", "Start"),
+  action: (n) => fmt(gettext("Action %(n)s"), { n: formatNumber(n) }),
+  notation: (n, token, score) => fmt(gettext("Action %(n)s: %(token)s (notation) · score %(score)s"), { n: formatNumber(n), token, score: formatNumber(score) }),
+  logIn: gettext("Log in"),
+  signUp: gettext("Sign up"),
+  needsLogin: gettext("Log in to see this replay: it is not public yet."),
+  notFound: gettext("No such game, or not yours to see yet. Another player's daily attempt opens to everyone once its day is over; a practice game once it is finished."),
+};
+
+/** The words of the action that led to `position` (1 = the first action). */
+function describe(position) {
+  return actionWords(record.moves[position - 1].token, states[position - 1]);
 }
 
 function go(n, { animate = true } = {}) {
+  if (!record) return;
   position = Math.max(0, Math.min(n, states.length - 1));
   const state = states[position];
-  board.render(state, { animate: animate && !document.hidden });
   scrubber.value = String(position);
   const total = states.length - 1;
   root.querySelector("[data-step]").textContent = `${formatNumber(position)}/${formatNumber(total)}`;
@@ -35,9 +51,10 @@ function go(n, { animate = true } = {}) {
   root.querySelector("[data-reserve]").textContent = formatNumber(state.reserve.count);
   root.querySelector("[data-foundation-cards]").textContent = `${formatNumber(state.foundation_cards)}/52`;
   const move = position > 0 ? record.moves[position - 1] : null;
-  root.querySelector("[data-caption]").textContent = move
-    ? fmt(gettext("Action %(n)s: %(action)s"), { n: formatNumber(position), action: describe(move.token) })
-    : gettext("The deal");
+  const caption = root.querySelector("[data-caption]");
+  caption.textContent = move ? `${TEXT.action(position)}: ${describe(position)}` : TEXT.deal;
+  caption.title = move ? move.token : "";
+  board.render(state, { animate: animate && !document.hidden }); // fits the room left above
   for (const button of tokenList.querySelectorAll("button[aria-current]")) button.removeAttribute("aria-current");
   const current = tokenList.querySelector(`button[data-position="${position}"]`);
   if (current) {
@@ -63,6 +80,7 @@ function setPlayButton(playing) {
 }
 
 function play() {
+  if (!record) return;
   if (position >= states.length - 1) go(0, { animate: false });
   setPlayButton(true);
   clearInterval(timer);
@@ -81,13 +99,13 @@ function toggle() {
 }
 
 function buildTokens() {
-  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, pgettext("replay position", "start")))];
+  const items = [h("li", {}, h("button", { type: "button", dataset: { position: "0" } }, TEXT.start))];
   record.moves.forEach((move, i) => {
     items.push(h("li", {}, h("button", {
       type: "button",
-      dataset: { position: String(i + 1) },
-      title: fmt(gettext("Action %(n)s: %(action)s · score %(score)s"), { n: formatNumber(i + 1), action: describe(move.token), score: formatNumber(move.score) }),
-    }, h("span.ply", {}, `${i + 1}.`), move.token)));
+      dataset: { position: String(i + 1), token: move.token },
+      title: TEXT.notation(i + 1, move.token, move.score),
+    }, h("span.ply", {}, `${i + 1}.`), " ", describe(i + 1))));
   });
   tokenList.replaceChildren(...items);
 }
@@ -100,7 +118,7 @@ function drawHead() {
   document.title = `${fmt(gettext("Replay: %(player)s"), { player: record.player })} · Canfield Online`;
   const result = root.querySelector("[data-result]");
   result.hidden = false;
-  result.textContent = `${resultLabel(record.result)} · ${formatNumber(record.score)}`;
+  result.textContent = `${resultLabel(record.result)} · ${TEXT.score(record.score)}`;
   result.className = `pill pill-${record.status}`;
   root.querySelector("[data-code-box]").hidden = !record.code;
   root.querySelector("[data-code]").textContent = record.code || "";
@@ -142,12 +160,35 @@ document.addEventListener("keydown", (e) => {
 
 // ---- start --------------------------------------------------------------------------------------
 
+/** The record could not be read: say why, and leave nothing to press. */
+function showFailure(err) {
+  root.classList.add("failed");
+  for (const control of root.querySelectorAll(".replay-controls button, .replay-controls input, .replay-controls select")) {
+    control.disabled = true;
+  }
+  let message = err?.message || String(err);
+  let login = false;
+  if (err?.status === 401) {
+    message = TEXT.needsLogin;
+    login = true;
+  } else if (err?.status === 404) {
+    // A game's record: say who may see it. Any other record (a day's solution): the server's why.
+    message = root.dataset.recordUrl ? message : TEXT.notFound;
+  }
+  root.querySelector(".board-wrap").replaceChildren(
+    h("div.notice.notice-error", { role: "alert", dataset: { replayError: err?.status ? String(err.status) : "" } },
+      h("p", {}, message),
+      login ? h("p", {}, h("a.button.primary", { href: loginUrl() }, TEXT.logIn), " ", h("a.button", { href: "/signup/" }, TEXT.signUp)) : null,
+    ),
+  );
+}
+
 async function start() {
   try {
-    record = await api.get(`/api/games/${gameId}/record/?states=1`);
+    record = await api.get(recordUrl);
   } catch (err) {
     root.querySelector("[data-loading]")?.remove();
-    showError(root.querySelector(".board-wrap"), err);
+    showFailure(err);
     return;
   }
   states = record.states;

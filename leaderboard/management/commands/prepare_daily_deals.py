@@ -1,0 +1,62 @@
+"""``manage.py prepare_daily_deals --days 3``: deal today's and the coming days' daily deals
+ahead, so that no player's first request waits for the solver.
+
+Each day without a stored deal is certified (``leaderboard.deals``: the first keyed candidate,
+not dead, that the solver proves winnable within ``DAILY_DEAL_POSITIONS`` positions) and stored;
+a day already dealt is left as it is. Idempotent: run it daily, or more often (the ``jobs``
+service of docker-compose.yml).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from games.clock import utc_today
+from leaderboard import deals
+
+#: The most days one run deals ahead.
+MAX_DAYS = 31
+
+
+def day_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise CommandError(f"--days: expected a whole number of days, got {text!r}") from None
+    if not 1 <= value <= MAX_DAYS:
+        raise CommandError(f"--days: expected 1 to {MAX_DAYS} days, got {value}")
+    return value
+
+
+class Command(BaseCommand):
+    help = "Deal and store the daily deals of today and the next days that have none yet."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--days",
+            default="3",
+            help=f"How many days from today (UTC) to deal, 1 to {MAX_DAYS}; default 3.",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        count = day_count(str(options["days"]))
+        today = utc_today()
+        days = [today + dt.timedelta(days=k) for k in range(count)]
+        dealt = 0
+        for day in days:
+            if deals.stored(day) is not None:
+                self.stdout.write(f"{day.isoformat()}: already dealt")
+                continue
+            try:
+                row = deals.store(deals.certify(day))
+            except deals.NoCertifiedDeal as exc:
+                raise CommandError(str(exc)) from None
+            dealt += 1
+            self.stdout.write(
+                f"{day.isoformat()}: dealt n={row.n}, par {row.par} "
+                f"({row.positions} positions, {row.candidates_seconds} s)"
+            )
+        self.stdout.write(f"Dealt {dealt} day(s); {count - dealt} already dealt.")

@@ -1,0 +1,47 @@
+"""docker-compose.yml requires DAILY_DEAL_SECRET: a deployment never deals from a public secret,
+and its jobs service deals the coming days ahead."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def compose_config(tmp_path: Path, **variables: str) -> subprocess.CompletedProcess[str]:
+    """``docker-compose config`` with exactly ``variables`` of ours (an empty .env file: none
+    read from the working tree's)."""
+    if shutil.which("docker-compose") is None:
+        pytest.fail("docker-compose is missing: apt-get install docker-compose (make tools)")
+    env = {k: v for k, v in os.environ.items() if k not in {"DAILY_DEAL_SECRET", "SECRET_KEY"}}
+    env.update(variables)
+    empty = tmp_path / "empty.env"
+    empty.write_text("")
+    return subprocess.run(
+        ["docker-compose", "--env-file", str(empty), "-f", "docker-compose.yml", "config"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_compose_config_fails_without_the_daily_deal_secret(tmp_path):
+    result = compose_config(tmp_path)
+
+    assert result.returncode != 0
+    assert "set DAILY_DEAL_SECRET" in result.stderr
+
+
+def test_the_compose_config_passes_the_secret_and_prepares_the_deals(tmp_path):
+    result = compose_config(tmp_path, DAILY_DEAL_SECRET="a-deployment-secret-of-32-bytes!")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("DAILY_DEAL_SECRET: a-deployment-secret-of-32-bytes!") >= 4
+    assert "python manage.py prepare_daily_deals --days 3" in result.stdout
