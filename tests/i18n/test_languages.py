@@ -379,3 +379,23 @@ def test_the_javascript_catalog_is_the_request_language_and_allowed_by_the_polic
     policy = response["Content-Security-Policy"]
     assert "script-src 'self'" in policy
     assert "Accept-Language" in response["Vary"]
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "reason"),
+    [
+        ("fi", "Sivua ei löytynyt", "Sen nimistä pelaajaa ei ole."),
+        ("tr", "Sayfa bulunamadı", "Bu adda bir oyuncu yok."),
+        ("sq", "Faqja nuk u gjet", "Nuk ka lojtar me këtë emër."),
+        ("en", "Page not found", "There is no player of that name."),
+    ],
+)
+def test_the_error_pages_speak_the_request_language(
+    client: Client, db: None, language: str, title: str, reason: str
+) -> None:
+    response = client.get("/players/nobody-at-all/", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f'<html lang="{language}">' in html
+    assert f'<h1 id="error-title">{title}</h1>' in html
+    assert reason in html
