@@ -87,6 +87,13 @@ JS_PLURALS = {
 }
 
 
+#: R-T2 of the worked example (the reserve's queen of clubs onto column 2), in words.
+FIRST_ACTION = {
+    "tr": "Sinek kızı: yedek deste → 2. sütun",
+    "fi": "Risti kuningatar: varanto → sarake 2",
+    "sq": "Çikë spathi: rezerva → kolona 2",
+}
+
 #: 12345 as the pages write it: Intl's grouping (Chromium has no Albanian data: no grouping).
 NUMBERS = {"tr": "12.345", "fi": "12\u00a0345", "sq": "12345"}
 
@@ -143,6 +150,10 @@ def test_the_pages_speak_each_language_with_no_english_left(
 
         page = alice.goto(f"/games/{finished['id']}/replay/")
         expect(page.locator("[data-step]")).to_have_text("0/4")
+        # The first action in words: the card and the piles named in the page's language.
+        expect(page.locator('[data-tokens] button[data-position="1"]')).to_contain_text(
+            FIRST_ACTION[language]
+        )
         page.locator('[data-tokens] button[data-position="2"]').click()
         expect(page.locator("[data-step]")).to_have_text("2/4")
         check_page(page, language)
