@@ -26,6 +26,7 @@ ALLOWED = {
     "Canfield",
     "Canfield Online",
     "Hoyle",
+    "Par",  # the golf word, used as it is
     "min",  # minutes (Finnish and Albanian write "min" too)
     "h",
 }
