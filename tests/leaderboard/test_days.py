@@ -6,6 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
+from leaderboard import broadcast
 from leaderboard.models import DailyDeal
 from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, player, store_deal
 
@@ -67,18 +68,18 @@ def test_it_pages_by_30(api, clock):
     assert api.get("/api/daily/days/?page=3").status_code == 404
 
 
-def test_it_lists_a_day_whose_row_was_lost_once_the_command_closed_it(
-    api, clock, django_capture_on_commit_callbacks
-):
+def test_it_lists_a_day_whose_row_was_lost_once_the_command_closed_it(transactional_db, api, clock):
+    """Transactional: the closing commits for real, and its live-board broadcast reads the
+    database from its own thread before the test ends."""
     game = attempt(player("ann"), OPENING, clock)
     DailyDeal.objects.all().delete()
     clock.advance(24 * 3600)
 
-    with django_capture_on_commit_callbacks(execute=True):  # the closing's signal, once committed
-        call_command("close_daily_attempts", stdout=io.StringIO())
+    call_command("close_daily_attempts", stdout=io.StringIO())
 
     assert api.get("/api/daily/days/").json()["results"] == [
         {"date": "2030-06-15", "code": CODE, "par": None, "players": 1, "winners": 0}
     ]
     game.refresh_from_db()
     assert game.result == "closed"
+    assert broadcast.wait_idle(10)
