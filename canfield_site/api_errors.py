@@ -12,6 +12,7 @@
   every other path gets the site's own error page (`frontend/error.html`: its navigation kept).
 """
 
+import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 else:
     StrOrPromise = str
 
+log = logging.getLogger(__name__)
+
 API_PREFIX = "/api/"
 
 #: The HTTP status of each code a service's ``GameError`` may carry.
@@ -49,6 +52,8 @@ STATUS: dict[str, int] = {
     "game_over": 409,
     "game_too_long": 409,
     "stale_ply": 409,
+    "busy": 503,
+    "deal_pending": 503,
     "deal_unavailable": 503,
 }
 
@@ -75,7 +80,13 @@ class ErrorDict(TypedDict):
     fields: NotRequired[
         Annotated[dict[str, list[str]], "code invalid: the messages of each input field."]
     ]
-    retry_after: NotRequired[Annotated[int, "code throttled: seconds to wait."]]
+    retry_after: NotRequired[
+        Annotated[
+            int,
+            "codes throttled, busy, deal_pending and unavailable: seconds to wait before trying "
+            "again (also the Retry-After header).",
+        ]
+    ]
     ply: NotRequired[Annotated[int, "code stale_ply: the game's current position."]]
 
 
@@ -168,6 +179,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None or not isinstance(exc, exceptions.APIException):
         return None  # an unexpected exception: Django's handler500 answers
     response.data = error_body(exc)
+    if isinstance(response.data.get("retry_after"), int):
+        response["Retry-After"] = str(response.data["retry_after"])
+        if response.status_code == 503:
+            # A service that asks to be asked again (busy, deal_pending) is working as meant:
+            # a warning, not the error Django would log for a 5xx.
+            log.warning("503 %s: %s", response.data["code"], context["request"].path)
+            response._has_been_logged = True  # type: ignore[attr-defined]
     return response
 
 

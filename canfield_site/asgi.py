@@ -18,6 +18,7 @@ from django.urls import re_path  # noqa: E402
 
 from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
 from canfield_site.websocket import no_route  # noqa: E402
+from leaderboard import keeper  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
 if TYPE_CHECKING:
@@ -43,3 +44,7 @@ application = BodyLimitMiddleware(
         }
     )
 )
+
+# Today's and tomorrow's deals kept dealt, in the solver pool, by a thread of this process
+# (DEAL_AHEAD): no player waits for the solver, and no scheduler is needed.
+keeper.start()

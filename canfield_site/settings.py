@@ -166,6 +166,11 @@ if DAILY_DEAL_SECRET and len(DAILY_DEAL_SECRET.encode()) < 16:
 DAILY_DEAL_POSITIONS = env_int("DAILY_DEAL_POSITIONS", 2_000_000, minimum=1000)
 DAILY_DEAL_SHORTEN_POSITIONS = env_int("DAILY_DEAL_SHORTEN_POSITIONS", 200_000, minimum=0)
 DAILY_DEAL_CANDIDATES = env_int("DAILY_DEAL_CANDIDATES", 200, minimum=1)
+# The deadline of one day's certification, in seconds (it gives up, and tries again later).
+DAILY_DEAL_SECONDS = env_float("DAILY_DEAL_SECONDS", 600.0, minimum=1.0, maximum=3600.0)
+# Every web process keeps today's and tomorrow's deals dealt, in its solver pool, in the
+# background (leaderboard.keeper): no player waits for the solver, and no scheduler is needed.
+DEAL_AHEAD = env_bool("DEAL_AHEAD", True)
 
 INSTALLED_APPS = [
     "daphne",
@@ -327,8 +332,16 @@ MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 # The most actions one game may have, undos included: the next one is refused with 409
 # game_too_long (a game's log, its record and the cost of each action stay bounded).
 MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
-# A hint (practice games) searches for a winning line this long, in seconds, off the event loop.
+# A hint (practice games) searches for a winning line this long, in seconds, in the solver pool.
 HINT_SECONDS = env_float("HINT_SECONDS", 2.0, minimum=0.1, maximum=10.0)
+
+# The solver pool (games.pool): every search (hints, certifying a day's deal) and every record
+# with all its states is built in worker processes, never on a thread of a web process. Each web
+# process has SOLVER_WORKERS workers; at most SOLVER_QUEUE more tasks wait for one (past that, 503
+# busy), and a request waits at most SOLVER_WAIT seconds beyond its task's own budget.
+SOLVER_WORKERS = env_int("SOLVER_WORKERS", 1, minimum=1)
+SOLVER_QUEUE = env_int("SOLVER_QUEUE", 4, minimum=0)
+SOLVER_WAIT = env_float("SOLVER_WAIT", 5.0, minimum=0.1, maximum=300.0)
 
 # The admin (/admin/, read-only over games): on by default for `make run`; the compose file
 # turns it off unless ADMIN_ENABLED is set there. Its log-in page has the API's log-in limits.

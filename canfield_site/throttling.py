@@ -13,6 +13,7 @@ failed request would be worse than an unlimited one for as long as Redis is away
 
 import hashlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -129,3 +130,18 @@ class LoginLimits:
 
     def failed(self) -> None:
         self.account.hit()
+
+
+def limit(scope: str, ident: str, message: str) -> Callable[[], None]:
+    """A hook that counts one against ``scope``'s rate for ``ident``, or raises ``Throttled``
+    (429 with ``message`` and the wait) when the rate is reached: for a service that counts only
+    some of a view's requests (a hint counts its searches, not its lookups)."""
+
+    def count() -> None:
+        throttle = KeyedThrottle(scope, ident)
+        wait = throttle.wait()
+        if wait is not None:
+            raise Throttled(wait, message)
+        throttle.hit()
+
+    return count

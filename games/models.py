@@ -208,3 +208,46 @@ class LoggedAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ply}: {self.token}"
+
+
+class HintStep(models.Model):
+    """A hint already found for a position of a practice game: what the solver's line plays
+    there (``action``) and the line's length from there (``remaining``), or that no win exists
+    from there (``outcome`` ``no_win``, no action). One search stores a step for every position of
+    its line, so that a player who follows the hints asks the solver once (``services.hint``).
+    A position's answer never changes: a step is written once and kept with its game."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hint_steps")
+    digest = models.CharField(max_length=64, help_text="The position's key (games.worker)")
+    outcome = models.CharField(max_length=8)
+    action = models.CharField(max_length=16, blank=True, default="")
+    remaining = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "digest"], name="games_hint_step_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.digest[:8]}: {self.outcome} {self.action}"
+
+
+class StoredRecord(models.Model):
+    """A finished game's record, built once (in the solver pool) and served as it is: a record
+    never changes once its game is over and its code is public. ``body`` is the record's JSON,
+    gzip-compressed; ``etag`` its validator; ``states`` whether it holds every state."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="stored_records")
+    states = models.BooleanField()
+    body = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(help_text="Bytes of the JSON before compression")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "states"], name="games_record_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Record of #{self.game_id}{' with states' if self.states else ''}"

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Annotated, Literal, NotRequired, TypedDict, cast
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
-from games import services
+from games import pool, services, worker
 from games.engine import Action, Canfield, FullView, GameRecord, PlayerView
-from games.models import Game
+from games.models import Game, StoredRecord
 
 
 @dataclass(frozen=True)
@@ -169,17 +169,51 @@ def _record(
     return payload
 
 
-def record_dict(game: Game, today: dt.date, states: bool = False) -> RecordDict:
-    """The game's record: JSON fields, the log, and the text notation (with ``states``, the
-    player's view after each ply). A daily deal's code is left out — ``None``, and no ``Code``
-    header in the text — until its day is over."""
+#: The most seconds the pool may take to build one record (the longest game's, with every
+#: state, takes under half a second).
+RECORD_SECONDS = 30.0
+
+
+def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltRecord:
+    """The game's record (a :class:`RecordDict`: its fields, its log, its text notation — without
+    its ``[Code]`` while the code is hidden — and with ``states`` the player's view at every ply)
+    as served: compressed JSON and its ETag (``games.worker.build_record``).
+    Built in the solver pool (a 5,000-action record with every state is 2 MB of JSON); once the
+    game is over and its code public, the record can never change, so it is built once and kept
+    (``StoredRecord``), and readers who ask while it is built share the one build."""
     head = summary(game, today)
+    final = not game.is_in_progress and head["code"] is not None
+    if final:
+        kept = StoredRecord.objects.filter(game=game, states=states).first()
+        if kept is not None:
+            return worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size)
     log = list(game.log.order_by("ply").values_list("ply", "token", "score_after"))
-    tokens = [token for _, token, _ in log]
-    text = services.game_record(game, tokens).text()
-    if head["code"] is None:
-        text = "".join(line for line in text.splitlines(True) if not line.startswith("[Code "))
-    return _record(head, log, text, services.states(game, tokens) if states else None)
+    day = game.daily_date or (game.started_at or game.created_at).astimezone(dt.UTC).date()
+    fields: dict[str, Any] = {
+        "code": game.code,
+        "player": head["player"],
+        "date": day.isoformat(),
+        "result": game.result,
+        "score": game.score,
+    }
+    # (plain values: a worker has no Django, so no model's enumeration may be pickled)
+    plain: dict[str, Any] = {k: str(v) if isinstance(v, str) else v for k, v in head.items()}
+    if final:
+        key = ("record", game.pk, states)
+        future = pool.submit_once(key, worker.build_record, plain, log, fields, states)
+    else:
+        future = pool.submit(worker.build_record, plain, log, fields, states)
+    built = pool.wait(future, RECORD_SECONDS)
+    if final:
+        StoredRecord.objects.bulk_create(
+            [
+                StoredRecord(
+                    game=game, states=states, body=built.gzipped, etag=built.etag, size=built.size
+                )
+            ],
+            ignore_conflicts=True,  # (built at once by another process: the same record)
+        )
+    return built
 
 
 #: The player a solver's line is recorded as (no account name has parentheses).

@@ -17,22 +17,19 @@ decide what each code means to their clients.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games import signals
+from games import pool, signals, worker
 from games.clock import utc_today
 from games.engine import (
     Action,
@@ -46,9 +43,9 @@ from games.engine import (
     PlayerView,
 )
 from games.engine import state as engine_state
-from games.engine.solver import Outcome, solve
+from games.engine.solver import Outcome
 from games.errors import GameError, not_found
-from games.models import VIEWS_VERSION, Game, GameQuerySet, LoggedAction
+from games.models import VIEWS_VERSION, Game, GameQuerySet, HintStep, LoggedAction
 
 log = logging.getLogger(__name__)
 
@@ -165,16 +162,6 @@ def game_record(game: Game, tokens: Iterable[str] | None = None) -> GameRecord:
         result=game.result,
         score=game.score,
     )
-
-
-def states(game: Game, tokens: Iterable[str] | None = None) -> list[PlayerView]:
-    """The player's view after each ply, from the deal (index 0) to the last action."""
-    engine = Canfield(game.deal_code)
-    views = [engine.player_view()]
-    for token in tokens_of(game) if tokens is None else tokens:
-        engine.push(Action.parse(token))
-        views.append(engine.player_view())
-    return views
 
 
 # --- changing ---------------------------------------------------------------------------------
@@ -437,22 +424,24 @@ def close_daily_attempts(today: dt.date | None = None) -> dict[dt.date, int]:
 # --- hints ------------------------------------------------------------------------------------
 
 
-def _position_key(engine: Canfield) -> str:
-    """A cache key of the position alone (the piles, the stock, the rules): the same position
-    reached by another way, or in another game, shares its hint."""
-    view = engine.full_view()
-    position = [view[pile] for pile in ("reserve", "foundations", "columns", "stock", "waste")]
-    text = json.dumps([str(engine.code.mode), view["foundation_suits"], position])
-    return "hint:" + hashlib.sha256(text.encode()).hexdigest()
+@dataclass(frozen=True)
+class Hint:
+    outcome: Outcome
+    action: str | None = None
+    remaining: int | None = None
 
 
-def hint(game_id: int, user: Viewer) -> Hint:
+def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = None) -> Hint:
     """The next action of a winning line from ``user``'s practice game as it stands, and the
     line's length; or that no win exists from here; or that the solver could not tell within
     ``settings.HINT_SECONDS``. A hint knows the hidden cards: a daily attempt gets none
     (``hints_not_allowed``), a finished game neither (``game_over``).
 
-    Answers are cached by position, and a win's line answers every position along it."""
+    A search costs seconds of a worker (``games.pool``; ``busy`` when the pool is full), so it
+    happens once per line: it keeps a step for every position of the winning line it found (and
+    a position proved lost), and a hint from a position already kept is a lookup. Only a search
+    calls ``before_search`` first (the API's rate limit: following the hints is never limited);
+    a position off every kept line costs a new one."""
     game = get_game(game_id, user)
     game.apply_day_end(utc_today())
     if game.is_daily and game.is_in_progress:
@@ -463,45 +452,28 @@ def hint(game_id: int, user: Viewer) -> Hint:
     if not game.is_in_progress:
         raise _game_over(game)
     engine = engine_of(game)
-    key = _position_key(engine)
-    cached = _cache_get(key)
-    if cached is not None:
-        return cached
-    result = solve(engine, seconds=settings.HINT_SECONDS)
-    if result.outcome != "win":
-        found = Hint(result.outcome)
-        _cache_set(key, found, timeout=HINT_CACHE_SECONDS if result.outcome == "no_win" else 60)
-        return found
-    line = list(result.line)
-    found = Hint("win", line[0].token(), len(line))
-    for n, action in enumerate(line[:-1]):  # the same line answers every position along it
-        _cache_set(_position_key(engine), Hint("win", action.token(), len(line) - n))
-        engine.push(action)
-    return found
-
-
-@dataclass(frozen=True)
-class Hint:
-    outcome: Outcome
-    action: str | None = None
-    remaining: int | None = None
-
-
-#: How long a proved hint stays cached (seconds): a position's answer never changes.
-HINT_CACHE_SECONDS = 7 * 24 * 3600
-
-
-def _cache_get(key: str) -> Hint | None:
-    try:
-        value = cache.get(key)
-    except Exception as exc:  # the cache (Redis) away: solve again
-        log.warning("hints: the cache could not be read (%s)", exc)
-        return None
-    return Hint(*value) if isinstance(value, tuple) else None
-
-
-def _cache_set(key: str, found: Hint, timeout: int = HINT_CACHE_SECONDS) -> None:
-    try:
-        cache.set(key, (found.outcome, found.action, found.remaining), timeout=timeout)
-    except Exception as exc:
-        log.warning("hints: the cache could not be written (%s)", exc)
+    digest = worker.position_digest(engine)
+    kept = HintStep.objects.filter(game=game, digest=digest).first()
+    if kept is not None:
+        return Hint(kept.outcome, kept.action or None, kept.remaining)  # type: ignore[arg-type]
+    if before_search is not None:
+        before_search()
+    seconds = settings.HINT_SECONDS
+    found = pool.run(seconds, worker.hint_line, game.code, engine_state.dump(engine), seconds)
+    HintStep.objects.bulk_create(
+        [
+            HintStep(
+                game=game,
+                digest=step.digest,
+                outcome=found.outcome,
+                action=step.action or "",
+                remaining=step.remaining,
+            )
+            for step in found.steps
+        ],
+        ignore_conflicts=True,  # (two requests for one position at once: the same answer)
+    )
+    if not found.steps:
+        return Hint(found.outcome)
+    first = found.steps[0]
+    return Hint(found.outcome, first.action, first.remaining)

@@ -1,15 +1,26 @@
 """The deal of a day: the secret that keys it, its certification, and the row that stores it.
 
-A day's deal is the first candidate ``n = 0, 1, 2, …`` of the keyed generator
-(``games.engine.keyed``: draw 3, app rules) that is not dead (``games.engine.is_dead``) and that
-the solver proves winnable within ``settings.DAILY_DEAL_POSITIONS`` positions. The budget is in
-positions, not seconds, so that every process decides the same candidate whatever its load.
+A day's deal is the first keyed candidate that is not dead and that the solver proves winnable
+within ``settings.DAILY_DEAL_POSITIONS`` positions (``games.engine.certify``: positions, not
+seconds, so that every process decides the same candidate whatever its load). Certifying takes
+seconds of solver, so it never runs on a web process's thread: it runs in the solver pool
+(``games.pool``), and nobody waits for it in a request.
 
-It is stored in the day's ``DailyDeal`` row by compare-and-set: the row is created if missing
-(its primary key is the date), then its deal is written only where none is stored yet, and read
-back. Two processes that deal a day at once compute the same deal, and only the first write
-counts; once stored, a day's deal never changes. ``manage.py prepare_daily_deals`` stores the
-coming days' deals ahead; a day still without one is dealt on its first request.
+**Single-flight, across processes.** Whoever wants a day dealt first *claims* it: one ``UPDATE``
+of the day's ``DailyDeal`` row that succeeds only where no deal is stored and no claim is alive
+(``dealing_until`` unset or past), so exactly one process wins it, whatever the database. The
+winner certifies in its pool, renewing its claim every ``RENEW_EVERY`` seconds while it waits,
+and stores the deal by compare-and-set (the row's deal is written only where none is stored yet:
+once stored, a day's deal never changes). Everyone else waits for the row (:func:`deal_of`, the
+operators' commands) or is told the deal is pending (:func:`request`, the web: 503
+``deal_pending`` with ``Retry-After``, and the page retries by itself). A claim whose holder died
+lapses after ``LEASE``; a certification that failed keeps the day claimed for ``FAILED_BACKOFF``
+with its reason in ``dealing_error`` (503 ``deal_unavailable`` meanwhile), so that a day without
+a certified candidate is not searched again at every request.
+
+Days are dealt ahead: every web process keeps today and tomorrow dealt in the background
+(``leaderboard.keeper``), and ``manage.py prepare_daily_deals`` deals the coming days for a
+deployment with a scheduler.
 
 The secret is ``settings.DAILY_DEAL_SECRET`` or, when that is unset, a random one generated on
 first use and kept in the database (``DealSecret``), created once under its primary key so that
@@ -19,27 +30,61 @@ every process of a deployment agrees.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import secrets
+import threading
 import time
-from dataclasses import dataclass
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Final
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from games.engine import Canfield, DealCode, daily_deal_code, is_dead
-from games.engine.solver import shorten, solve
+from games import pool, worker
+from games.engine import DealCode
+from games.engine.certify import DAILY_DRAW, DAILY_VARIANT, Certified, NoCertifiedDeal
 from leaderboard.models import DailyDeal, DealSecret
 
-DAILY_DRAW: Final = 3
-DAILY_VARIANT: Final = "app"
+__all__ = [
+    "DAILY_DRAW",
+    "DAILY_VARIANT",
+    "Certified",
+    "DealPending",
+    "NoCertifiedDeal",
+    "certify",
+    "claim",
+    "deal",
+    "deal_of",
+    "deal_secret",
+    "request",
+    "store",
+    "stored",
+]
+
+log = logging.getLogger(__name__)
+
 #: Random bytes of a generated secret.
 GENERATED_SECRET_BYTES: Final = 32
+#: How long a claim to deal a day lives unless renewed, and how often its holder renews it.
+LEASE: Final = dt.timedelta(seconds=30)
+RENEW_EVERY: Final = 10.0
+#: How long a day stays claimed after its certification failed.
+FAILED_BACKOFF: Final = dt.timedelta(seconds=60)
+#: Seconds between two looks at the row of a day another process is dealing.
+POLL: Final = 0.25
 
 
-class NoCertifiedDeal(RuntimeError):
-    """No candidate of the day was certified within ``DAILY_DEAL_CANDIDATES`` tries."""
+class DealPending(Exception):
+    """The day's deal is being certified (here or in another process): ask again later.
+    ``failed`` is the reason of the last failed certification, if the day is backing off."""
+
+    def __init__(self, day: dt.date, failed: str = "") -> None:
+        super().__init__(f"the deal of {day.isoformat()} is pending")
+        self.day = day
+        self.failed = failed
 
 
 def generated_secret() -> bytes:
@@ -62,18 +107,25 @@ def deal_secret() -> bytes:
     return generated_secret()
 
 
-@dataclass(frozen=True)
-class Certified:
-    """A day's deal as certification found it."""
+# --- certifying ---------------------------------------------------------------------------------
 
-    day: dt.date
-    n: int
-    code: str
-    line: list[str]
-    positions: int
-    seconds: float
-    #: Seconds spent on every candidate tried, this one included.
-    total_seconds: float
+
+def _submit(
+    day: dt.date,
+    secret: bytes | None = None,
+    max_positions: int | None = None,
+    candidates: int | None = None,
+) -> Future[Certified]:
+    """Hand the certification of ``day`` to the solver pool (``busy`` if it is full)."""
+    return pool.submit(
+        worker.certify_day,
+        deal_secret() if secret is None else secret,
+        day,
+        settings.DAILY_DEAL_POSITIONS if max_positions is None else max_positions,
+        settings.DAILY_DEAL_SHORTEN_POSITIONS,
+        settings.DAILY_DEAL_CANDIDATES if candidates is None else candidates,
+        settings.DAILY_DEAL_SECONDS,
+    )
 
 
 def certify(
@@ -82,36 +134,14 @@ def certify(
     max_positions: int | None = None,
     candidates: int | None = None,
 ) -> Certified:
-    """Find the deal of ``day``: the first candidate not dead and proved winnable by the solver
-    within ``max_positions`` positions (``settings.DAILY_DEAL_POSITIONS``). Its line is checked by
-    replaying it with the engine. ``NoCertifiedDeal`` after ``candidates`` tries
-    (``settings.DAILY_DEAL_CANDIDATES``)."""
-    secret = deal_secret() if secret is None else secret
-    budget = settings.DAILY_DEAL_POSITIONS if max_positions is None else max_positions
-    tries = settings.DAILY_DEAL_CANDIDATES if candidates is None else candidates
-    start = time.perf_counter()
-    for n in range(tries):
-        code = daily_deal_code(secret, day, n, DAILY_DRAW, DAILY_VARIANT)
-        if is_dead(code):
-            continue
-        result = solve(code, max_positions=budget, shorten=False)
-        if result.outcome != "win":
-            continue
-        # A shorter line on a budget of its own: the deciding budget is for hard deals, and most
-        # wins are found within a few thousand positions.
-        line = shorten(code, result.line, max_positions=settings.DAILY_DEAL_SHORTEN_POSITIONS)
-        if not Canfield.replay(code, line).is_won():  # the engine is the judge
-            continue
-        return Certified(
-            day=day,
-            n=n,
-            code=str(code),
-            line=[action.token() for action in line],
-            positions=result.positions,
-            seconds=round(result.seconds, 3),
-            total_seconds=round(time.perf_counter() - start, 3),
-        )
-    raise NoCertifiedDeal(f"no certified deal for {day.isoformat()} in {tries} candidates")
+    """Find the deal of ``day`` (``games.engine.certify.certify``) in the solver pool, and wait
+    for it: the first candidate not dead and proved winnable within ``max_positions``
+    (``DAILY_DEAL_POSITIONS``), its line checked by replaying it. ``NoCertifiedDeal`` after
+    ``candidates`` tries (``DAILY_DEAL_CANDIDATES``) or ``DAILY_DEAL_SECONDS``. Stores nothing."""
+    return pool.wait(_submit(day, secret, max_positions, candidates), settings.DAILY_DEAL_SECONDS)
+
+
+# --- storing ------------------------------------------------------------------------------------
 
 
 def stored(day: dt.date) -> DailyDeal | None:
@@ -134,19 +164,110 @@ def store(found: Certified) -> DailyDeal:
             seconds=found.seconds,
             candidates_seconds=found.total_seconds,
             created=timezone.now(),
+            dealing_until=None,
+            dealing_error="",
         )
     return DailyDeal.objects.get(date=found.day)
 
 
-def deal_of(day: dt.date) -> DailyDeal:
-    """The day's stored deal, certified and stored first if it has none yet. Never serve it
-    before the day is over (``leaderboard.services.public_deal``)."""
+# --- single-flight ------------------------------------------------------------------------------
+
+
+def claim(day: dt.date) -> bool:
+    """Claim the dealing of ``day``: true for exactly one caller while no deal is stored and no
+    other claim is alive (its row is created if missing)."""
+    now = timezone.now()
+    DailyDeal.objects.get_or_create(date=day)
+    free = Q(dealing_until__isnull=True) | Q(dealing_until__lt=now)
+    won = (
+        DailyDeal.objects.filter(free, date=day, code="").update(
+            dealing_until=now + LEASE, dealing_error=""
+        )
+        == 1
+    )
+    return won
+
+
+def _renew(day: dt.date) -> None:
+    DailyDeal.objects.filter(date=day, code="").update(dealing_until=timezone.now() + LEASE)
+
+
+def _failed(day: dt.date, reason: str) -> None:
+    DailyDeal.objects.filter(date=day, code="").update(
+        dealing_until=timezone.now() + FAILED_BACKOFF, dealing_error=reason[:200]
+    )
+
+
+def deal(day: dt.date) -> DailyDeal:
+    """Certify ``day``'s deal in the solver pool and store it; the caller holds the day's claim
+    (:func:`claim`), which this renews while it waits and gives up at the end. A failure
+    (``NoCertifiedDeal``, the pool's ``busy``, the deadline) keeps the day claimed for
+    ``FAILED_BACKOFF``, with its reason, and is raised."""
+    try:
+        future = _submit(day)
+        deadline = time.monotonic() + settings.DAILY_DEAL_SECONDS + settings.SOLVER_WAIT
+        while True:
+            try:
+                found = future.result(timeout=RENEW_EVERY)
+                break
+            except FutureTimeout:
+                if time.monotonic() > deadline:
+                    future.cancel()
+                    raise NoCertifiedDeal(
+                        f"the deal of {day.isoformat()} was not certified in time"
+                    ) from None
+                _renew(day)
+    except Exception as exc:
+        _failed(day, str(exc) or type(exc).__name__)
+        raise
+    return store(found)
+
+
+def _deal_in_background(day: dt.date) -> None:
+    try:
+        deal(day)
+    except Exception:
+        log.exception("the deal of %s could not be certified", day)
+    finally:
+        connections.close_all()  # (this thread's connections)
+
+
+def request(day: dt.date) -> DailyDeal:
+    """The day's stored deal, or :class:`DealPending` — after starting to deal it in the
+    background here if nobody is dealing it. Never waits for the solver (the web's path)."""
     row = stored(day)
     if row is not None:
         return row
-    return store(certify(day))
+    if claim(day):
+        thread = threading.Thread(
+            target=_deal_in_background, args=(day,), name=f"deal-{day.isoformat()}", daemon=True
+        )
+        thread.start()
+        raise DealPending(day)
+    failed = DailyDeal.objects.filter(date=day).values_list("dealing_error", flat=True).first()
+    raise DealPending(day, failed or "")
+
+
+def deal_of(day: dt.date, timeout: float | None = None) -> DailyDeal:
+    """The day's stored deal: dealt here if nobody is dealing it, else waited for (at most
+    ``timeout`` seconds, then :class:`DealPending`). For the operators' commands and the
+    background dealer, never for a request. Never serve it before the day is over
+    (``leaderboard.services.public_deal``)."""
+    start = time.monotonic()
+    while True:
+        row = stored(day)
+        if row is not None:
+            return row
+        if claim(day):
+            return deal(day)
+        failed = DailyDeal.objects.filter(date=day).values_list("dealing_error", flat=True)
+        if failed.first():  # the last try failed, and the day is backing off
+            raise NoCertifiedDeal(failed.first())
+        if timeout is not None and time.monotonic() - start > timeout:
+            raise DealPending(day)
+        time.sleep(POLL)
 
 
 def daily_code(day: dt.date) -> DealCode:
-    """The code that the day's attempts play (dealing the day if needed)."""
-    return DealCode.parse(deal_of(day).code)
+    """The code that the day's attempts play: :class:`DealPending` while it is being dealt."""
+    return DealCode.parse(request(day).code)

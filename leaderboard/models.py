@@ -6,9 +6,10 @@ straight from them. ``DailyDeal`` holds what has no other home:
 
 - the day's deal: ``code`` (a CF2 code; a CF1 code for the days dealt before keyed deals), the
   candidate ``n`` it was shuffled as, the solver's winning ``line`` and its length ``par``, and
-  the solver's figures. Written once, by compare-and-set (``leaderboard.deals.deal_of``): a day's
+  the solver's figures. Written once, by compare-and-set (``leaderboard.deals.store``): a day's
   deal never changes once stored. ``code`` is empty while the day has no deal yet (the row may
-  exist for the live stream first);
+  exist for the live stream first); ``dealing_until`` is the claim of the one process certifying
+  it (``leaderboard.deals``: single-flight across processes);
 - ``seq``: the number of the latest message of that day's live stream (``/ws/daily/<date>/``).
   Every broadcast takes the next number, in the database, so that it grows monotonically whichever
   Daphne process sends it;
@@ -59,6 +60,15 @@ class DailyDeal(models.Model):
         null=True, blank=True, help_text="Seconds spent on all candidates, the dealt one included"
     )
     created = models.DateTimeField(null=True, blank=True, help_text="When the deal was stored")
+    dealing_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="A process is certifying the day's deal until then (its claim, renewed while "
+        "it works; after a failure, the day's back-off)",
+    )
+    dealing_error = models.CharField(
+        max_length=200, blank=True, default="", help_text="Why the last certification failed"
+    )
 
     class Meta:
         ordering = ["-date"]

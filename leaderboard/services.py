@@ -150,19 +150,31 @@ def attempt_exists() -> GameError:
     )
 
 
+#: Seconds a player is told to wait while today's deal is being dealt.
+DEAL_PENDING_RETRY = 2
+
+
 def start_attempt(user: User, now: dt.datetime | None = None) -> Game:
     """Create ``user``'s one ranked attempt at today's deal: ``attempt_exists`` if they have
-    one already. Their clock starts with their first action."""
+    one already. Their clock starts with their first action. While the day's deal is being
+    certified (``leaderboard.deals.request``, which starts it if nobody has), ``deal_pending``;
+    while its certification is backing off after a failure, ``deal_unavailable``."""
     today = utc_today(now)
     if attempt_of(user, today) is not None:
         raise attempt_exists()
     try:
         code = deals.daily_code(today)
-    except deals.NoCertifiedDeal:
-        log.exception("no certified deal for %s: the day's attempts cannot start", today)
+    except deals.DealPending as pending:
+        if pending.failed:
+            raise GameError(
+                "deal_unavailable",
+                _("Today's deal is not ready yet. Please try again in a few minutes."),
+                retry_after=int(deals.FAILED_BACKOFF.total_seconds()),
+            ) from None
         raise GameError(
-            "deal_unavailable",
-            _("Today's deal is not ready yet. Please try again in a few minutes."),
+            "deal_pending",
+            _("Dealing today's cards…"),
+            retry_after=DEAL_PENDING_RETRY,
         ) from None
     try:
         return games.new_game(user, code=code, kind=Game.Kind.DAILY, daily_date=today)

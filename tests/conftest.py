@@ -57,6 +57,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # real search, on fewer positions (a candidate it cannot decide is skipped).
         DAILY_DEAL_POSITIONS=TEST_DEAL_POSITIONS,
         DAILY_DEAL_SHORTEN_POSITIONS=TEST_DEAL_POSITIONS,
+        # No keeper thread dealing days ahead in the test process (tests/leaderboard/test_keeper
+        # runs it where it wants it): tests store the deals they play.
+        DEAL_AHEAD=False,
     ).enable()
 
 

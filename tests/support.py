@@ -60,8 +60,9 @@ def django_env(
     **extra: str,
 ) -> dict[str, str]:
     """The environment for a Django or Daphne subprocess: this one's without REDIS_URL and DEBUG,
-    on ``database_url``, throttles off, warnings only; ``redis_url`` and ``extra`` (which may
-    override any of these: ``THROTTLE_LOGIN="20/min"``) if given."""
+    on ``database_url``, throttles off, warnings only, no days dealt ahead by the server;
+    ``redis_url`` and ``extra`` (which may override any of these: ``THROTTLE_LOGIN="20/min"``) if
+    given."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -77,6 +78,7 @@ def django_env(
         LOG_LEVEL="WARNING",
         DAILY_DEAL_POSITIONS=str(TEST_DEAL_POSITIONS),  # certified on a small budget
         DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),
+        DEAL_AHEAD="off",  # days are dealt by the test (DEAL_AHEAD="on" to test the keeper)
     )
     env.update(extra)
     if redis_url:
@@ -253,6 +255,19 @@ def post_json(
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def start_daily(base: str, token: str, timeout: float = 60) -> tuple[int, Any]:
+    """``POST /api/daily/`` as a client does it: while the day's deal is being dealt (503
+    ``deal_pending``) it waits as ``retry_after`` says and asks again. The last status and
+    answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, body = post_json(f"{base}/api/daily/", {}, token=token)
+        pending = status == 503 and isinstance(body, dict) and body.get("code") == "deal_pending"
+        if not pending or time.monotonic() > deadline:
+            return status, body
+        time.sleep(min(float(body.get("retry_after", 1)), 1.0))
 
 
 def get_json(url: str, token: str = "", timeout: float = 30) -> tuple[int, Any]:
@@ -486,3 +501,11 @@ def player_action(game: dict[str, Any]) -> str | None:
         return None
     token, _ = next_action(legal)
     return token if token in legal else legal[0]
+
+
+def hold_until(flag: str, timeout: float = 60) -> None:
+    """A task for the solver pool (``games.pool``) that holds its worker until the file ``flag``
+    exists (here: a worker imports it without Django)."""
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        time.sleep(0.02)

@@ -6,6 +6,11 @@ handler (``canfield_site.api_errors``) as ``{"code", "message"}`` with the code'
 
 from __future__ import annotations
 
+import gzip
+
+from django.http import HttpResponse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotAuthenticated
@@ -15,10 +20,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canfield_site import throttling
 from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from canfield_site.strict import read_query
-from games import payloads, services
+from games import payloads, services, worker
 from games.api.serializers import (
     ActionRequest,
     ActionSerializer,
@@ -48,6 +54,7 @@ _ERRORS = {
     403: "Not allowed.",
     409: "The game is over: game_over.",
     429: "Rate-limited: throttled (with retry_after, in seconds).",
+    503: "The solver pool is full: busy (with retry_after, and the Retry-After header).",
 }
 
 
@@ -185,21 +192,36 @@ class GameRecordView(APIView):
             ),
         },
     )
-    def get(self, request: Request, pk: int) -> Response:
+    def get(self, request: Request, pk: int) -> HttpResponse:
         query = read_query(RecordQuerySerializer, request.query_params)
         game = services.find_game(pk)
         if game is None or not services.can_view_record(request.user, game):
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
             raise not_found()
-        return Response(payloads.record_dict(game, utc_today(), query["states"]))
+        return record_response(request, payloads.record_of(game, utc_today(), query["states"]))
+
+
+def record_response(request: Request, record: worker.BuiltRecord) -> HttpResponse:
+    """A record as stored: gzip-compressed to a client that accepts it, with a weak ``ETag``
+    (its JSON's digest: the same for either encoding) that answers ``If-None-Match`` with 304."""
+    etag = f'W/"{record.etag}"'
+    if etag in {tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")}:
+        response = HttpResponse(status=304)
+    elif "gzip" in request.headers.get("Accept-Encoding", ""):
+        response = HttpResponse(record.gzipped, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(record.gzipped), content_type="application/json")
+    response["ETag"] = etag
+    patch_vary_headers(response, ["Accept-Encoding"])
+    response["Cache-Control"] = "no-cache"  # (kept, and checked again with its ETag)
+    return response
 
 
 class GameHintView(APIView):
-    """A hint for a practice game: it searches with the solver (off the event loop: a sync view
-    runs in a worker thread), up to ``HINT_SECONDS``; answers are cached by position."""
-
-    throttle_scope = "hints"
+    """A hint for a practice game: a search in the solver pool (``HINT_SECONDS`` at most), or a
+    lookup along a line found before. Only searches count against ``THROTTLE_HINTS``."""
 
     @extend_schema(
         tags=TAGS,
@@ -209,7 +231,11 @@ class GameHintView(APIView):
             "403 hints_not_allowed. `outcome` is `win` (with `action`, the next action's token, "
             "and `remaining`, the winning line's length), `no_win` (no win exists from this "
             "position: a proof), or `unknown` (the solver could not tell within its time). "
-            "Nothing about the game changes."
+            "Nothing about the game changes. The first hint from a position searches (in the "
+            "solver pool) and keeps the whole winning line; a hint from a position on a line "
+            "already found is a lookup. Only searches count against the rate limit "
+            "(THROTTLE_HINTS); while the solver pool is full the answer is 503 busy, with "
+            "Retry-After."
         ),
         responses={
             200: HintSerializer,
@@ -219,10 +245,14 @@ class GameHintView(APIView):
                 404,
                 409,
                 429,
+                503,
                 e403="A ranked daily attempt: hints_not_allowed.",
-                e429="Rate-limited (THROTTLE_HINTS): throttled (retry_after).",
+                e429="Rate-limited (THROTTLE_HINTS, searches only): throttled (retry_after).",
+                e503="The solver pool is full, or the search did not finish in time: busy "
+                "(retry_after, and the Retry-After header).",
             ),
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        return Response(payloads.hint_dict(services.hint(pk, request.user)))
+        limit = throttling.limit("hints", f"user:{request.user.pk}", _("Too many hints."))
+        return Response(payloads.hint_dict(services.hint(pk, request.user, before_search=limit)))

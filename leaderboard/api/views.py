@@ -64,14 +64,18 @@ class DailyView(APIView):
         tags=TAGS,
         summary="Start my one ranked attempt at today's deal",
         description="Creates the attempt (a Game of kind `daily`, its code null); play it with "
-        "POST /api/games/<id>/actions/. Its clock starts with the first action.",
+        "POST /api/games/<id>/actions/. Its clock starts with the first action. The server deals "
+        "each day ahead; a request never waits for the solver: while the day's deal is being "
+        "certified the answer is 503 deal_pending, with Retry-After.",
         request=None,
         responses={
             201: GameSerializer,
             **_errors(
                 e401="Not logged in (not_authenticated).",
                 e409="I already have today's attempt (attempt_exists).",
-                e503="Today's deal could not be certified yet (deal_unavailable); try again later.",
+                e503="Today's deal is being dealt (deal_pending: a few seconds), or could not "
+                "be certified yet (deal_unavailable: it is tried again a minute later); "
+                "retry_after and the Retry-After header say when to try again.",
             ),
         },
     )

@@ -24,7 +24,16 @@ from pathlib import Path
 import pytest
 
 from tests.leaderboard.test_two_processes import secret_for
-from tests.support import Daphne, Nginx, RedisServer, django_env, migrate, next_action, post_json
+from tests.support import (
+    Daphne,
+    Nginx,
+    RedisServer,
+    django_env,
+    migrate,
+    next_action,
+    post_json,
+    start_daily,
+)
 
 
 @dataclass
@@ -107,7 +116,7 @@ def test_it_upgrades_a_websocket_that_hears_a_move_made_through_the_other_proces
         )
         assert status == 201, body
         token = body["token"]
-        status, game = post_json(f"{other.url}/api/daily/", token=token)
+        status, game = start_daily(other.url, token)
         assert status == 201, game
         for _ in range(30):
             action, scoring = next_action(game["state"]["legal"])

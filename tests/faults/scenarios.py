@@ -42,6 +42,7 @@ from tests.support import (
     migrate,
     next_action,
     post_json,
+    start_daily,
 )
 
 PASSWORD = "fault-tolerant-canfield-42"
@@ -365,7 +366,7 @@ def restart_redis_under_load(
         team: list[Player] = []
         for n in range(players):
             token = sign_up(b.url, f"r{n}")
-            status, attempt = post_json(f"{b.url}/api/daily/", token=token)
+            status, attempt = start_daily(b.url, token)
             if status != 201:
                 raise RuntimeError(f"daily attempt: {status} {attempt}")
             team.append(Player(lambda: b.url, token, attempt, stop, tally, pause))

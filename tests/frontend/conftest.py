@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -91,6 +92,7 @@ def daphne_server(server_workdir: Path) -> Iterator[str]:
         f"sqlite:///{workdir / 'db.sqlite3'}",
         settings="tests.frontend.live_settings",
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
+        DEAL_AHEAD="on",  # today and tomorrow dealt by the server as it starts, as in production
     )
     migrate(env)
     # Yesterday is dealt too (as the operators' command deals a day): a past day with a solution.
@@ -158,6 +160,24 @@ class Player:
         )
         assert response.ok, f"{method} {path}: {response.status} {response.text()}"
         return response.json() if response.status != 204 else None
+
+    def start_daily(self, timeout: float = 60) -> Any:
+        """Today's ranked attempt, started as the page starts it: while the day is being dealt
+        (503 ``deal_pending``) it asks again when the server says."""
+        csrf = next(
+            (c["value"] for c in self.context.cookies(self.base) if c["name"] == "csrftoken"), ""
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            response = self.context.request.post(
+                self.url("/api/daily/"), headers={"X-CSRFToken": csrf, "Referer": self.base + "/"}
+            )
+            body = response.json()
+            if response.status != 503 or body.get("code") != "deal_pending":
+                assert response.status == 201, f"POST /api/daily/: {response.status} {body}"
+                return body
+            assert time.monotonic() < deadline, "today was not dealt in time"
+            time.sleep(min(float(body.get("retry_after", 1)), 1.0))
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ def test_the_daily_result_card_and_its_share_text(
 ) -> None:
     alice = new_player(viewport=SIZES[size])
     alice.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    game = alice.api("POST", "/api/daily/")
+    game = alice.start_daily()
     alice.api("POST", f"/api/games/{game['id']}/actions/", {"ply": 0, "action": "D"})
 
     page = alice.goto(f"/games/{game['id']}/")
@@ -58,7 +58,7 @@ def test_the_daily_result_card_and_its_share_text(
     # Someone places a card (the test server's deal has one to place at once): Alice's rank
     # moves on her card while she looks at it, pushed by the day's live board.
     bob = new_player()
-    attempt = bob.api("POST", "/api/daily/")
+    attempt = bob.start_daily()
     legal = bob.api("GET", f"/api/games/{attempt['id']}/")["state"]["legal"]
     scoring = next(t for t in legal if "-F" in t)
     bob.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": scoring})
@@ -82,7 +82,7 @@ def test_a_won_daily_says_so_on_its_card_and_in_its_share_text(
     and the share text say "Won", with the line's length as the actions."""
     alice = new_player()
     alice.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    game = alice.api("POST", "/api/daily/")
+    game = alice.start_daily()
     with sqlite3.connect(server_workdir / "db.sqlite3") as db:
         (line,) = db.execute(
             "SELECT line FROM leaderboard_dailydeal WHERE date = ?", (game["daily_date"],)

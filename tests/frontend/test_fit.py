@@ -51,7 +51,7 @@ def test_tables_fit_a_phone(new_player: Any, artifacts: Path) -> None:
     alice = new_player("xyzzy_quokka_bumpy_", viewport=PHONE)
     game_id = play_line(alice, LONG_COLUMN_CODE, LONG_COLUMN_LINE[:3])
     alice.api("POST", f"/api/games/{game_id}/resign/")
-    daily = alice.api("POST", "/api/daily/")
+    daily = alice.start_daily()
     state = alice.api("GET", f"/api/games/{daily['id']}/")["state"]
     alice.api("POST", f"/api/games/{daily['id']}/actions/", {"ply": 0, "action": state["legal"][0]})
     for path, table in (

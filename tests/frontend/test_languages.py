@@ -111,7 +111,7 @@ def test_the_pages_speak_each_language_with_no_english_left(
     for ply, token in enumerate(["R-T2", "R-F1", "T2:2-T4", "D"]):
         alice.api("POST", f"/api/games/{finished['id']}/actions/", {"ply": ply, "action": token})
     alice.api("POST", f"/api/games/{finished['id']}/resign/")
-    daily = alice.api("POST", "/api/daily/")
+    daily = alice.start_daily()
     alice.api("POST", f"/api/games/{daily['id']}/actions/", {"ply": 0, "action": "D"})
 
     page = alice.goto("/")

@@ -99,7 +99,7 @@ def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
     live = page.locator("[data-live-state]")
     expect(live).to_have_text("Live")
 
-    attempt = carol.api("POST", "/api/daily/")
+    attempt = carol.start_daily()
     carol.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": "D"})
 
     row = page.locator(f'tr[data-player="{carol.username}"]')
@@ -136,7 +136,7 @@ def test_without_redis_the_board_says_live_updates_are_paused_and_polls(
     page = fay.goto("/leaderboard/")
     expect(page.locator("[data-live-state]")).to_have_text("Live updates paused")
 
-    attempt = erin.api("POST", "/api/daily/")
+    attempt = erin.start_daily()
     erin.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": "D"})
 
     row = page.locator(f'tr[data-player="{erin.username}"]')

@@ -7,15 +7,22 @@ a test replays the same tokens through ``games.engine.Canfield`` and compares th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+from django.test import override_settings
 from rest_framework.test import APIClient
 
-from games import services
+from games import pool, services
 from games.engine import Canfield
 from games.engine.solver import solve
 from games.models import Game
+from tests.support import hold_until
 
 #: The rules' worked example: a deal that is won by a line starting R-T2 R-F1 T2:2-T4.
 CODE = "CF1-D3-AAAAACL"
@@ -96,3 +103,24 @@ def not_authenticated() -> dict[str, str]:
 
 def utc_today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
+
+
+@contextmanager
+def solver_pool(workers: int = 1, queue: int = 0, held: int = 1) -> Iterator[list[Future[None]]]:
+    """A solver pool of ``workers`` and ``queue`` (made anew for the block), with ``held`` tasks
+    holding it until the block ends: ``with solver_pool():`` the pool is full. Yields the
+    holding tasks' futures."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        override_settings(SOLVER_WORKERS=workers, SOLVER_QUEUE=queue),
+    ):
+        flag = os.path.join(folder, "release")
+        pool.shutdown()
+        holders = [pool.submit(hold_until, flag) for _ in range(held)]
+        try:
+            yield holders
+        finally:
+            Path(flag).touch()
+            for holder in holders:
+                holder.result(timeout=60)
+            pool.shutdown()

@@ -1,13 +1,26 @@
-"""GET /api/games/<id>/hint/ — the next action of a winning line, for practice games only."""
+"""GET /api/games/<id>/hint/ — the next action of a winning line, for practice games only.
+
+A search runs in the solver pool (``games.pool``), and the winning line it found answers every
+later hint along it without another search; only searches count against the hint limit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from games import services
+from games import pool, services
 from games.engine import Action, Canfield
-from games.models import Game
-from tests.games.helpers import CODE, WORKED_EXAMPLE, act, not_authenticated, not_found, play_tokens
+from games.models import Game, HintStep
+from tests.games.helpers import (
+    CODE,
+    WORKED_EXAMPLE,
+    act,
+    not_authenticated,
+    not_found,
+    play_tokens,
+    solver_pool,
+)
 
 #: A deal the solver proves lost at once (about 12,000 positions).
 LOST = "CF1-D3-QJQSXIA"
@@ -17,11 +30,16 @@ HARD = "CF1-D3-OMQHOSD"
 
 @pytest.fixture(autouse=True)
 def quick_hints(settings):
-    settings.HINT_SECONDS = 2.0
+    settings.HINT_SECONDS = 0.5  # a win of these deals is found at once; the rest shortens it
 
 
 def hint(client, game):
     return client.get(f"/api/games/{game.pk}/hint/")
+
+
+def searches() -> int:
+    """Tasks handed to this process's solver pool so far."""
+    return pool.stats()["submitted"]
 
 
 def unchanged(game):
@@ -46,11 +64,16 @@ def test_it_gives_the_next_action_of_a_winning_line(owner_api, game):
     assert unchanged(game) == before  # a hint never changes the game
 
 
-def test_following_the_hints_wins_the_game(owner_api, game, throttle_rates):
-    throttle_rates(hints=None, actions=None)
+def test_following_the_hints_wins_the_game_with_one_search_and_no_refusal(
+    owner_api, game, throttle_rates
+):
+    throttle_rates(hints="1/min", actions=None)  # one search a minute: following costs none
+    before = searches()
     remaining = None
     for ply in range(400):
-        body = hint(owner_api, game).json()
+        response = hint(owner_api, game)
+        assert response.status_code == 200, response.json()
+        body = response.json()
         assert body["outcome"] == "win"
         if remaining is not None:
             assert body["remaining"] == remaining - 1  # the same line, one action on
@@ -62,6 +85,64 @@ def test_following_the_hints_wins_the_game(owner_api, game, throttle_rates):
     game.refresh_from_db()
     assert game.status == "won"
     assert remaining == 1
+    assert searches() - before == 1
+
+
+def test_the_search_runs_in_the_solver_pool_not_in_the_web_process(owner_api, game, monkeypatch):
+    def no_search_here(*args, **kwargs):
+        raise AssertionError("a search ran in the web process")
+
+    monkeypatch.setattr("games.engine.solver.solve", no_search_here)
+    monkeypatch.setattr("games.worker.solve", no_search_here)  # (this process's copy of it)
+    before = pool.stats()
+
+    response = hint(owner_api, game)
+
+    assert response.json()["outcome"] == "win"
+    after = pool.stats()
+    assert after["submitted"] == before["submitted"] + 1
+    assert after["workers"] == 1
+
+
+def test_a_position_off_the_line_costs_a_new_search(owner_api, game):
+    first = hint(owner_api, game).json()
+    engine = Canfield(CODE)
+    other = next(a for a in engine.legal_moves if a.token() != first["action"])
+    before = searches()
+
+    act(owner_api, game.pk, 0, action=other.token())
+    again = hint(owner_api, game)
+
+    assert again.status_code == 200
+    assert searches() == before + 1
+    assert Action.parse(again.json()["action"]) in Canfield.replay(CODE, [other]).legal_moves
+
+
+def test_a_full_pool_answers_busy_and_keeps_nothing(owner_api, game):
+    with solver_pool(workers=1, queue=0):  # the one worker is taken, and no room to wait
+        response = hint(owner_api, game)
+
+    assert response.status_code == 503
+    assert response.json() == {
+        "code": "busy",
+        "message": "The server is busy with other searches. Please try again in a moment.",
+        "retry_after": 1,  # a search's budget (HINT_SECONDS), whole seconds
+    }
+    assert response["Retry-After"] == "1"
+    assert not HintStep.objects.filter(game=game).exists()
+    assert hint(owner_api, game).json()["outcome"] == "win"  # room again: it searches
+
+
+def test_a_search_that_misses_its_deadline_answers_busy(owner_api, owner, settings):
+    settings.SOLVER_WAIT = 0.2
+    settings.HINT_SECONDS = 0.2
+    game = services.new_game(owner, code=HARD)
+    with solver_pool(workers=1, queue=1) as holders:  # the search waits behind the worker's task
+        response = hint(owner_api, game)
+
+        assert (response.status_code, response.json()["code"]) == (503, "busy")
+        assert not holders[0].done()  # answered at its deadline, not once the worker was free
+    assert not HintStep.objects.filter(game=game).exists()
 
 
 def test_it_says_when_no_win_exists(owner_api, owner):
@@ -124,12 +205,20 @@ def test_it_answers_a_game_that_does_not_exist(owner_api):
     assert owner_api.get("/api/games/987654/hint/").status_code == 404
 
 
-def test_it_is_rate_limited(owner_api, game, throttle_rates):
+def test_its_searches_are_rate_limited(owner_api, game, throttle_rates):
     throttle_rates(hints="1/min")
+    first = hint(owner_api, game).json()
+    assert hint(owner_api, game).status_code == 200  # the same position: a lookup, not counted
+    other = next(a for a in Canfield(CODE).legal_moves if a.token() != first["action"])
+    act(owner_api, game.pk, 0, action=other.token())
+    before = searches()
 
-    assert hint(owner_api, game).status_code == 200
-    response = hint(owner_api, game)
+    response = hint(owner_api, game)  # off the line: a search, over the limit
 
     assert response.status_code == 429
     assert response.json()["code"] == "throttled"
-    assert Game.objects.get(pk=game.pk).ply == 0
+    assert re.fullmatch(
+        r"Too many hints\. Expected available in \d+ seconds\.", response.json()["message"]
+    )
+    assert searches() == before  # refused before it searched
+    assert Game.objects.get(pk=game.pk).ply == 1

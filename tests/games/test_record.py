@@ -1,9 +1,13 @@
 """GET /api/games/<id>/record/ — a game's record: its move log as JSON and as text."""
 
+import gzip
+
 import pytest
 
-from games import services
+from games import pool, services
 from games.engine import GameRecord, verify_record
+from games.models import StoredRecord
+from tests.conftest import token_client
 from tests.games.helpers import (
     CODE,
     WORKED_EXAMPLE,
@@ -14,6 +18,7 @@ from tests.games.helpers import (
     utc_today,
     winning_line,
 )
+from tests.games.test_concurrency import at_once
 
 
 def test_it_gives_the_record_of_my_game(owner_api, game):
@@ -130,3 +135,92 @@ def test_it_limits_records_with_every_state(owner_api, api, game, throttle_rates
     assert owner_api.get(url).status_code == 200  # a record without the states is not limited
     assert owner_api.get(url, {"states": "0"}).status_code == 200
     assert api.get(url, {"states": "1"}).status_code == 200  # anonymous: counted by address
+
+
+# --- built once, in the solver pool, served with an ETag and compressed --------------------------
+
+
+def searches() -> int:
+    return pool.stats()["submitted"]
+
+
+def test_a_finished_games_record_is_built_once_and_kept(other_api, game):
+    play_tokens(game, WORKED_EXAMPLE)
+    services.resign(game, game.owner)
+    url = f"/api/games/{game.pk}/record/?states=1"
+    before = searches()
+
+    first = other_api.get(url)
+    again = other_api.get(url)
+
+    assert first.status_code == again.status_code == 200
+    assert searches() == before + 1  # built once, in the pool; then read as kept
+    assert first.content == again.content
+    assert first["ETag"] == again["ETag"] and first["ETag"].startswith('W/"')
+    kept = StoredRecord.objects.get(game=game, states=True)
+    assert gzip.decompress(bytes(kept.body)) == first.content
+    body = first.json()
+    assert len(body["states"]) == len(WORKED_EXAMPLE) + 1
+    assert body["states"][-1] == engine_after(CODE, WORKED_EXAMPLE).player_view()
+    assert (body["result"], [m["token"] for m in body["moves"]]) == ("resigned", WORKED_EXAMPLE)
+
+
+def test_it_answers_a_known_etag_with_304_and_a_gzip_client_with_gzip(other_api, game):
+    services.resign(game, game.owner)
+    url = f"/api/games/{game.pk}/record/"
+    plain = other_api.get(url)
+
+    unchanged = other_api.get(url, HTTP_IF_NONE_MATCH=plain["ETag"])
+    compressed = other_api.get(url, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    other_tag = other_api.get(url, HTTP_IF_NONE_MATCH='W/"not-this-one"')
+
+    assert (unchanged.status_code, unchanged.content, unchanged["ETag"]) == (
+        304,
+        b"",
+        plain["ETag"],
+    )
+    assert compressed["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in compressed["Vary"]
+    assert gzip.decompress(compressed.content) == plain.content
+    assert compressed["ETag"] == plain["ETag"]  # one record, two encodings: a weak validator
+    assert (other_tag.status_code, other_tag.content) == (200, plain.content)
+
+
+def test_a_game_in_progress_is_built_each_time_and_never_kept(owner_api, game):
+    play_tokens(game, ["D"])
+    url = f"/api/games/{game.pk}/record/?states=1"
+    before = searches()
+
+    first = owner_api.get(url).json()
+    play_tokens(game, ["D"])
+    second = owner_api.get(url).json()
+
+    assert searches() == before + 2
+    assert (len(first["moves"]), len(second["moves"])) == (1, 2)
+    assert not StoredRecord.objects.filter(game=game).exists()
+
+
+def test_todays_finished_attempt_is_not_kept_until_its_code_is_public(owner_api, daily_game):
+    services.resign(daily_game, daily_game.owner)
+
+    response = owner_api.get(f"/api/games/{daily_game.pk}/record/")
+
+    assert response.json()["code"] is None
+    assert not StoredRecord.objects.filter(game=daily_game).exists()  # its code shows tomorrow
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readers_of_a_record_at_once_share_one_build(owner, other):
+    game = services.new_game(owner, code=CODE)
+    play_tokens(game, winning_line())
+    clients = [token_client(other) for _ in range(8)]
+    before = searches()
+
+    answers = at_once(
+        *[lambda c=c: c.get(f"/api/games/{game.pk}/record/?states=1") for c in clients]
+    )
+
+    assert [a.status_code for a in answers] == [200] * 8
+    assert len({a.content for a in answers}) == 1
+    assert searches() == before + 1  # one build for all eight
+    assert StoredRecord.objects.filter(game=game).count() == 1

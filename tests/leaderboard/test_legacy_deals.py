@@ -2,6 +2,7 @@
 day's CF1 code from its attempts, as a legacy deal (no solver line, so no par and no solution)."""
 
 import datetime as dt
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection
@@ -26,7 +27,17 @@ def migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
+@pytest.fixture
+def latest_schema_after() -> Iterator[None]:
+    """The database back at the latest migrations once the test is done with older ones."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_schema_after")
 def test_the_migration_keeps_past_days_deals_as_they_were_dealt():
     old = migrate(BEFORE)
     User = old.get_model("auth", "User")

@@ -9,7 +9,7 @@ import pytest
 
 from games import services as games
 from tests.games.helpers import not_authenticated
-from tests.leaderboard.helpers import CODE, OPENING, WON, attempt
+from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, store_deal
 
 NOT_FOUND = {"code": "not_found", "message": "No such game."}
 DAY = 24 * 3600
@@ -101,6 +101,7 @@ def test_it_always_shows_a_player_their_own_attempt(other_api, other, clock):
 
 def test_it_does_not_count_an_attempt_of_another_day(other_api, other, daily, clock):
     clock.advance(-DAY)
+    store_deal(clock.now.date())  # (the day before the clock's first)
     games.resign(attempt(other, ["D"], clock), other)  # yesterday's attempt, over
     clock.advance(DAY)
 

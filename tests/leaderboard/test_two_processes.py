@@ -30,6 +30,7 @@ from tests.support import (
     next_action,
     post_json,
     postgres_database,
+    start_daily,
 )
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -88,7 +89,7 @@ def test_it_reaches_a_watcher_connected_to_another_process(database, tmp_path):
             )
             assert status == 201, signed_up
             token = signed_up["token"]
-            status, game = post_json(f"{b.url}/api/daily/", token=token)
+            status, game = start_daily(b.url, token)
             assert (status, game["kind"], game["code"]) == (201, "daily", None)
             for _ in range(30):
                 action, scoring = next_action(game["state"]["legal"])

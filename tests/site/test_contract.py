@@ -17,16 +17,16 @@ from typing import Any
 
 import jsonschema
 import pytest
-from django.test import override_settings
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from rest_framework.test import APIClient
 
 from canfield_site.asgi import application
 from games import services
+from leaderboard import deals
 from leaderboard.models import DailyDeal
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
-from tests.games.helpers import CODE, WORKED_EXAMPLE
+from tests.games.helpers import CODE, WORKED_EXAMPLE, solver_pool
 from tests.leaderboard.helpers import CODE as LEADERBOARD_CODE
 from tests.leaderboard.helpers import store_deal
 from tests.support import Daphne, asgi_request, django_env
@@ -199,6 +199,7 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", record, other_api.get(url), 404)
 
     hint = "/api/games/{id}/hint/"
+    actions_url = f"{games}{game['id']}/actions/"
     url = f"{games}{game['id']}/hint/"
     found = check("GET", hint, owner_api.get(url), 200)
     assert found["outcome"] == "win"
@@ -206,9 +207,20 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", hint, other_api.get(url), 404)
     _clear_cache()
     throttle_rates(hints="1/min")
-    check("GET", hint, owner_api.get(url), 200)
+
+    def leave_the_line(hinted: str) -> None:
+        """Play an action other than the hint's: a position no search has seen."""
+        now = owner_api.get(f"{games}{game['id']}/").json()
+        other = next(token for token in now["state"]["legal"] if token != hinted)
+        owner_api.post(actions_url, {"ply": now["ply"], "action": other})
+
+    leave_the_line(found["action"])
+    found = check("GET", hint, owner_api.get(url), 200)  # a search: the one the limit allows
+    leave_the_line(found["action"])
     check("GET", hint, owner_api.get(url), 429)
     throttle_rates(hints=None)
+    with solver_pool(workers=1, queue=0):
+        check("GET", hint, owner_api.get(url), 503)
 
     resign = "/api/games/{id}/resign/"
     url = f"{games}{game['id']}/resign/"
@@ -224,11 +236,13 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     daily = "/api/daily/"
     check("GET", daily, api.get(daily), 200)
     check("POST", daily, api.post(daily), 401)
-    # No candidate of the day certified (none tried): 503, and no attempt was created.
+    # The day's deal is being dealt (another process claimed it): 503, and no attempt created.
     assert not DailyDeal.objects.filter(date=today).exclude(code="").exists()
-    with override_settings(DAILY_DEAL_CANDIDATES=0):
-        check("POST", daily, owner_api.post(daily), 503)
+    assert deals.claim(today)
+    pending = check("POST", daily, owner_api.post(daily), 503)
+    assert (pending["code"], pending["retry_after"]) == ("deal_pending", 2)
     assert check("GET", daily, owner_api.get(daily), 200)["attempt"] is None
+    store_deal(today)  # (as the dealer would)
     attempt = check("POST", daily, owner_api.post(daily), 201)
     check("POST", daily, owner_api.post(daily), 409)
     mine = check("GET", daily, owner_api.get(daily), 200)

@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 
-from tests.support import Daphne, django_env, free_port, get_json, migrate, next_action, post_json
+from tests.support import (
+    Daphne,
+    django_env,
+    free_port,
+    get_json,
+    migrate,
+    next_action,
+    post_json,
+    start_daily,
+)
 
 PASSWORD = "felt-green-canfield-42"
 
@@ -94,7 +103,7 @@ def test_it_starts_plays_and_resigns_a_daily_attempt_once(server):
     token = sign_up(daphne.url)
     today = dt.datetime.now(dt.UTC).date()
 
-    status, attempt = post_json(f"{daphne.url}/api/daily/", token=token)
+    status, attempt = start_daily(daphne.url, token)
     assert status == 201, attempt
     attempt = play(daphne.url, attempt, token, 8)
     status, resigned = post_json(f"{daphne.url}/api/games/{attempt['id']}/resign/", token=token)

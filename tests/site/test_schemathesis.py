@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import Daphne, django_env, migrate, post_json
+from tests.support import Daphne, django_env, migrate, post_json, start_daily
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 CHECKS = [
@@ -44,6 +44,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daphne, s
             {"username": "fuzzer", "password": "felt-green-canfield-42"},
         )
         assert status == 201, body
+        # Today dealt first (a player's attempt waits for it), as a running service has it.
+        _, dealer = post_json(
+            f"{daphne.url}/api/auth/signup/",
+            {"username": "dealer", "password": "felt-green-canfield-42"},
+        )
+        assert start_daily(daphne.url, dealer["token"])[0] == 201
         yield daphne, body["token"], work
 
 

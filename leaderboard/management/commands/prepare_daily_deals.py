@@ -2,9 +2,11 @@
 ahead, so that no player's first request waits for the solver.
 
 Each day without a stored deal is certified (``leaderboard.deals``: the first keyed candidate,
-not dead, that the solver proves winnable within ``DAILY_DEAL_POSITIONS`` positions) and stored;
-a day already dealt is left as it is. Idempotent: run it daily, or more often (the ``jobs``
-service of docker-compose.yml).
+not dead, that the solver proves winnable within ``DAILY_DEAL_POSITIONS`` positions) in a solver
+pool of the command's own, and stored; a day already dealt is left as it is, and a day another
+process is dealing is waited for. Idempotent: run it daily, or more often (the ``jobs`` service of
+docker-compose.yml). Every web process also keeps today and tomorrow dealt by itself
+(``leaderboard.keeper``).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"{day.isoformat()}: already dealt")
                 continue
             try:
-                row = deals.store(deals.certify(day))
+                row = deals.deal_of(day)
             except deals.NoCertifiedDeal as exc:
                 raise CommandError(str(exc)) from None
             dealt += 1

@@ -14,7 +14,11 @@ function facts(game) {
   );
 }
 
-async function startDaily(button) {
+/** While today's deal is being dealt (503 deal_pending, or deal_unavailable after a failed try),
+ * the button says so and the page asks again by itself when the server says to. */
+const DEALING = new Set(["deal_pending", "deal_unavailable"]);
+
+async function startDaily(button, status) {
   button.disabled = true;
   try {
     const game = await api.post("/api/daily/");
@@ -22,6 +26,16 @@ async function startDaily(button) {
   } catch (err) {
     if (err.status === 409) {
       await loadDaily();
+      return;
+    }
+    if (err.status === 503 && DEALING.has(err.code)) {
+      button.setAttribute("aria-busy", "true");
+      button.textContent = gettext("Dealing today's cards…");
+      status.textContent = err.code === "deal_pending"
+        ? gettext("The solver is making sure today's deal can be won. Your game starts as soon as it is ready.")
+        : err.message;
+      const seconds = Math.min(60, Math.max(1, Number(err.body.retry_after) || 2));
+      setTimeout(() => startDaily(button, status), seconds * 1000);
       return;
     }
     toast(err.message, "error");
@@ -52,10 +66,12 @@ async function loadDaily() {
   const game = daily.attempt;
   if (!game) {
     const play = h("button.button.primary.big", { type: "button", "data-testid": "play-daily" }, gettext("Play today's deal"));
-    play.addEventListener("click", () => startDaily(play));
+    const status = h("p.muted", { role: "status", "data-daily-status": "" });
+    play.addEventListener("click", () => startDaily(play, status));
     dailyBody.replaceChildren(
       h("p", {}, gettext("Everyone gets the same deal today. You have one ranked attempt: the clock starts with your first move.")),
       h("div.daily-status", {}, play, board),
+      status,
     );
   } else if (game.status === "in_progress") {
     dailyBody.replaceChildren(

@@ -1,0 +1,145 @@
+"""What runs in the solver pool's worker processes (``games.pool``): pure functions of the rules
+engine, with no Django import, so that a worker starts in a fraction of a second and never
+touches the database.
+
+Each function takes and returns plain, picklable values:
+
+- :func:`hint_line`: solve a game's position and return the whole winning line, each step with
+  the key of the position it is played from, so that the web process can answer every later hint
+  along the line with a lookup;
+- :func:`certify_day`: find a day's certified deal (``games.engine.certify``);
+- :func:`build_record`: a game's record as compressed JSON, with every state if asked.
+
+Every one of them ends by a deadline of its own (the solver's budget, the length of a game), so a
+worker is never held longer than its task's budget.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine import Action, Canfield, DealCode, GameRecord
+from games.engine import state as engine_state
+from games.engine.certify import Certified, certify
+from games.engine.solver import Outcome, solve
+
+#: gzip level of stored records: level 6 is within a few per cent of 9 on game records, at a
+#: third of its time.
+GZIP_LEVEL = 6
+
+
+def position_digest(engine: Canfield) -> str:
+    """A key of the position alone, the same in every process and on every run: the rules (draw,
+    variant, the foundations' suits) and the piles and the stock. The same position reached by
+    another way has the same key."""
+    code = engine.code
+    text = repr((code.draw, code.variant, engine.foundation_suits, engine.position_key()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class HintStep:
+    """One position of a hinted line: its key, the action to play there, and the line's length
+    from there (this action included). For ``no_win`` the one step has no action."""
+
+    digest: str
+    action: str | None
+    remaining: int | None
+
+
+@dataclass(frozen=True)
+class HintLine:
+    outcome: Outcome
+    #: For ``win``, a step for every position of the line but the last (the won position); for
+    #: ``no_win``, the one position solved; for ``unknown``, nothing.
+    steps: tuple[HintStep, ...]
+    #: The worker's process id: where the search ran.
+    pid: int
+
+
+def hint_line(code: str, state: str, seconds: float) -> HintLine:
+    """Solve the position stored as ``state`` (``games.engine.state.dump``) of a game of
+    ``code`` within ``seconds``, and walk the winning line found."""
+    engine = engine_state.load(code, state)
+    result = solve(engine, seconds=seconds)
+    if result.outcome == "no_win":
+        return HintLine("no_win", (HintStep(position_digest(engine), None, None),), os.getpid())
+    if result.outcome != "win":
+        return HintLine(result.outcome, (), os.getpid())
+    steps = []
+    length = len(result.line)
+    for n, action in enumerate(result.line):
+        steps.append(HintStep(position_digest(engine), action.token(), length - n))
+        engine.push(action)
+    return HintLine("win", tuple(steps), os.getpid())
+
+
+def certify_day(
+    secret: bytes,
+    day: dt.date,
+    positions: int,
+    shorten_positions: int,
+    candidates: int,
+    seconds: float,
+) -> Certified:
+    """The certified deal of ``day`` (see ``games.engine.certify.certify``)."""
+    return certify(
+        secret,
+        day,
+        positions=positions,
+        shorten_positions=shorten_positions,
+        candidates=candidates,
+        seconds=seconds,
+    )
+
+
+@dataclass(frozen=True)
+class BuiltRecord:
+    """A record as served: gzip-compressed JSON and a validator of its content."""
+
+    gzipped: bytes
+    etag: str
+    size: int
+
+
+def build_record(
+    head: dict[str, Any],
+    log: list[tuple[int, str, int]],
+    record: dict[str, Any],
+    states: bool,
+) -> BuiltRecord:
+    """The record of a game: ``head`` (the fields a game and its record share, as the API shows
+    them), its ``log`` (ply, token, score after each action), the text notation made from
+    ``record`` (``GameRecord``'s fields: code, player, date, result, score) — its ``[Code]``
+    header left out when ``head["code"]`` is null — and, with ``states``, the player's view at
+    every ply. Serialised as the API's ``RecordDict`` and compressed."""
+    actions = tuple(Action.parse(token) for _, token, _ in log)
+    code = DealCode.parse(record["code"])
+    text = GameRecord(**{**record, "code": code, "actions": actions}).text()
+    if head["code"] is None:
+        text = "".join(line for line in text.splitlines(True) if not line.startswith("[Code "))
+    payload: dict[str, Any] = {
+        **head,
+        "moves": [{"ply": ply, "token": token, "score": score} for ply, token, score in log],
+        "text": text,
+    }
+    if states:
+        engine = Canfield(code)
+        views = [engine.player_view()]
+        for action in actions:
+            engine.push(action)
+            views.append(engine.player_view())
+        payload["states"] = views
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    etag = hashlib.sha256(body).hexdigest()[:32]
+    return BuiltRecord(gzip.compress(body, GZIP_LEVEL, mtime=0), etag, len(body))
+
+
+def nothing() -> None:
+    """A task that does nothing: it starts the workers."""
