@@ -13,11 +13,13 @@
 """
 
 import logging
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.utils.translation import gettext
@@ -196,8 +198,8 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
-def _json(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"code": code, "message": message}, status=status)
+def _json(status: int, code: str, message: str, **extra: Any) -> JsonResponse:
+    return JsonResponse({"code": code, "message": message, **extra}, status=status)
 
 
 #: The site's error pages: (title, explanation) by status.
@@ -206,11 +208,23 @@ _PAGES: dict[int, tuple[StrOrPromise, StrOrPromise]] = {
     403: (_("Not allowed"), _("You do not have permission to see this page.")),
     404: (_("Page not found"), _("There is no such page, or it is not there yet.")),
     500: (_("Something went wrong"), _("The server failed to answer. Please try again soon.")),
+    503: (
+        _("Back in a moment"),
+        _("The service cannot reach its database just now. Nothing you did is lost."),
+    ),
 }
 
+#: Seconds a client is told to wait while the database is away.
+UNAVAILABLE_RETRY = 5
+#: The errors of a database that is away, restarting or too busy to answer in time: a 503.
+UNAVAILABLE = (OperationalError, InterfaceError)
 
-def error_page(request: HttpRequest, status: int, message: str = "") -> HttpResponse:
-    """The site's styled error page for `status`, with its navigation."""
+
+def error_page(
+    request: HttpRequest, status: int, message: str = "", retry_after: int | None = None
+) -> HttpResponse:
+    """The site's styled error page for `status`, with its navigation (and, with
+    ``retry_after``, a ``Retry-After`` header and a page that reloads itself then)."""
     title, explanation = _PAGES[status]
     username = ""
     try:
@@ -225,12 +239,17 @@ def error_page(request: HttpRequest, status: int, message: str = "") -> HttpResp
         "status": status,
         "title": title,
         "explanation": message or explanation,
+        "retry_after": retry_after,
     }
+    html: str
     try:
         html = render_to_string("frontend/error.html", context, request=request)
     except Exception:  # a page about a failure must not fail itself
-        return HttpResponse(f"<h1>{status} {title}</h1>", status=status)
-    return HttpResponse(html, status=status)
+        html = f"<h1>{status} {title}</h1>"
+    response = HttpResponse(html, status=status)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -253,6 +272,20 @@ def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
+    """A crash: 500. But a database that is away (refused, restarting, a pool with no connection
+    to give within its timeout) or too busy (a lock or statement timeout) is no crash: 503
+    ``unavailable`` with ``Retry-After``, for pages as for the API, and the page retries."""
+    if isinstance(sys.exc_info()[1], UNAVAILABLE):
+        if _is_api(request):
+            response = _json(
+                503,
+                "unavailable",
+                gettext("The service is briefly unavailable. Please try again in a few seconds."),
+                retry_after=UNAVAILABLE_RETRY,
+            )
+            response["Retry-After"] = str(UNAVAILABLE_RETRY)
+            return response
+        return error_page(request, 503, retry_after=UNAVAILABLE_RETRY)
     if _is_api(request):
         return _json(500, "server_error", gettext("Internal server error."))
     return error_page(request, 500)

@@ -121,6 +121,8 @@ COMMON_RESPONSES: dict[str, str] = {
     "403": "A logged-in session's request without its CSRF token: permission_denied.",
     "413": "The request body is over the size limit (64 KB): too_large, before it is read.",
     "415": "The body is not sent as application/json: unsupported_media_type.",
+    "503": "The database is away or too busy to answer in time: unavailable (with retry_after, "
+    "and the Retry-After header).",
 }
 
 
@@ -132,13 +134,24 @@ def common_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
       every request object component gets ``additionalProperties: false``.
     - Every POST may be answered 413 (``canfield_site.limits``); every operation that reads a
       JSON body 415 for another media type; every POST open to a session 403 without CSRF.
+    - Every operation but the health checks (which report the database themselves) may be
+      answered 503 ``unavailable`` while the database is away
+      (``canfield_site.api_errors.handler500``).
     """
     for name, component in result.get("components", {}).get("schemas", {}).items():
         if name.endswith("Request") and component.get("type") == "object":
             component["additionalProperties"] = False
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-    for operations in result.get("paths", {}).values():
+    for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
+            responses = operation["responses"]
+            if not path.startswith("/api/health/"):  # (they answer for the database themselves)
+                own = responses.setdefault(
+                    "503", {"content": error, "description": COMMON_RESPONSES["503"]}
+                )
+                if "unavailable" not in own.get("description", ""):
+                    own["description"] = f"{own['description']} Or: {COMMON_RESPONSES['503']}"
+            operation["responses"] = dict(sorted(responses.items()))
             if method != "post":
                 continue
             statuses = ["413"]

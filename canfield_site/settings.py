@@ -17,6 +17,8 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
+from canfield_site import redis_bounds
+
 # Django's generic classes subscriptable at run time (ModelAdmin[Game]), as their types are.
 django_stubs_ext.monkeypatch()
 
@@ -262,16 +264,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # connections are not reused but pile up (Django ticket #33497). A psycopg connection pool
     # per process is what reuses them: DB_POOL_MAX connections at most, shared by all threads.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # (the pool checks what it lends)
+    # Every wait is bounded: a request waits at most DB_POOL_TIMEOUT seconds for a connection
+    # (then 503 unavailable: canfield_site.api_errors.handler500), a connection DB_CONNECT_TIMEOUT
+    # seconds to be made, a statement DB_LOCK_TIMEOUT for a lock and DB_STATEMENT_TIMEOUT in all.
+    # A pooled connection is checked before it is lent, so that after a restart of PostgreSQL
+    # no request gets a connection to the server that is gone.
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": env_int("DB_POOL_MIN", 1),
         "max_size": env_int("DB_POOL_MAX", 10, minimum=1),
-        "timeout": 10,
+        "timeout": env_float("DB_POOL_TIMEOUT", 5.0, minimum=0.1, maximum=60.0),
     }
+    DATABASES["default"]["OPTIONS"]["connect_timeout"] = env_int("DB_CONNECT_TIMEOUT", 3, minimum=1)
+    server_options = [
+        f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT', 10, minimum=1)}s",
+        f"-c statement_timeout={env_int('DB_STATEMENT_TIMEOUT', 120, minimum=1)}s",
+    ]
     # Off: a commit returns before its WAL reaches the disk (a crash of the database server may
     # lose the last ~0.6 s of commits, never consistency). An action's commit then costs no
     # fsync (docs/performance.md). On by default.
     if not env_bool("DB_SYNCHRONOUS_COMMIT", True):
-        DATABASES["default"]["OPTIONS"]["options"] = "-c synchronous_commit=off"
+        server_options.append("-c synchronous_commit=off")
+    DATABASES["default"]["OPTIONS"]["options"] = " ".join(server_options)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers: begin every transaction IMMEDIATE so that a writer waits for the lock
     # (up to `timeout` seconds) instead of failing to upgrade a read lock ("database is locked"),
@@ -290,8 +304,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis is never required for a request to succeed: when it cannot be reached the service
 # degrades (no live push, rate limits fail open, boards read the database) and says so at
-# /api/health/. Short connect timeouts keep a Redis that does not answer from holding requests.
+# /api/health/. Every connection waits at most REDIS_CONNECT_TIMEOUT to connect and REDIS_TIMEOUT
+# for an answer (seconds, 250 ms at most), without retrying; the first failure marks Redis down
+# for REDIS_RETRY_SECONDS, during which it is not tried (canfield_site.redis_bounds).
 REDIS_URL = env_redis("REDIS_URL")
+REDIS_CONNECT_TIMEOUT = env_float("REDIS_CONNECT_TIMEOUT", 0.25, minimum=0.01, maximum=0.25)
+REDIS_TIMEOUT = env_float("REDIS_TIMEOUT", 0.25, minimum=0.01, maximum=0.25)
+REDIS_RETRY_SECONDS = env_float("REDIS_RETRY_SECONDS", 5.0, minimum=0.1, maximum=300.0)
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
 CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
@@ -300,11 +319,15 @@ if REDIS_URL:
             # channels_redis's layer with a pool that waits for a free connection rather than
             # failing when a crowd connects at once (leaderboard/layers.py).
             "BACKEND": "leaderboard.layers.RedisChannelLayer",
-            # socket_timeout above channels_redis's 5 s BZPOPMIN wait: with redis-py's default
-            # (also 5 s) every idle websocket consumer died of a TimeoutError after 5 s.
+            # The same bounds; a blocking pop (how channels_redis waits for a message, up to
+            # its 5 s) waits that long plus REDIS_TIMEOUT (redis_bounds.BoundedAsyncConnection).
             "CONFIG": {
                 "hosts": [
-                    {"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 2}
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": REDIS_TIMEOUT,
+                        "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+                    }
                 ],
                 "prefix": "canfield",
             },
@@ -315,7 +338,7 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "canfield",
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            "OPTIONS": redis_bounds.pool_options(REDIS_URL, REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT),
         }
     }
 else:

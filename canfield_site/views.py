@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 from typing import Literal, TypedDict
 
-import redis
-from django.conf import settings
 from django.db import DatabaseError, connections
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny
@@ -23,12 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canfield_site import redis_bounds
 from canfield_site.schema import serializer_for
 
 log = logging.getLogger(__name__)
-
-#: Seconds a health check waits for Redis or the database.
-CHECK_TIMEOUT = 1.0
 
 RedisState = Literal["up", "down", "off"]
 
@@ -50,20 +46,9 @@ class ReadyDict(TypedDict):
 
 
 def redis_state() -> RedisState:
-    """``off`` without REDIS_URL (in-memory layer and cache), else whether Redis answers."""
-    if not settings.REDIS_URL:
-        return "off"
-    client = redis.Redis.from_url(
-        settings.REDIS_URL, socket_connect_timeout=CHECK_TIMEOUT, socket_timeout=CHECK_TIMEOUT
-    )
-    try:
-        client.ping()
-    except (redis.RedisError, OSError) as exc:
-        log.warning("health: Redis does not answer (%s)", exc)
-        return "down"
-    finally:
-        client.close()
-    return "up"
+    """``off`` without REDIS_URL (in-memory layer and cache), else whether Redis answers (within
+    ``REDIS_TIMEOUT``; ``down`` at once while it is marked down: ``canfield_site.redis_bounds``)."""
+    return redis_bounds.state()  # type: ignore[return-value]
 
 
 def database_state() -> Literal["up", "down"]:

@@ -5,7 +5,8 @@ connections") once ``max_connections`` (100 by default) are in use: a thousand w
 connecting within a second then fail, their sockets closed with 1011. This layer's pool is a
 ``BlockingConnectionPool`` instead: past ``max_connections`` a command waits up to ``timeout``
 seconds for a free connection. Both come from the host's entry in ``CHANNEL_LAYERS`` (defaults
-below).
+below). Its connections are ``canfield_site.redis_bounds.BoundedAsyncConnection``: every read
+waits at most ``REDIS_TIMEOUT``, a blocking pop its own timeout more.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 from channels_redis.core import RedisChannelLayer as BaseRedisChannelLayer  # type: ignore[import-untyped]
 from redis.asyncio import BlockingConnectionPool
+
+from canfield_site.redis_bounds import BoundedAsyncConnection
 
 #: Connections per process and host, and seconds a command waits for one.
 MAX_CONNECTIONS = 200
@@ -26,4 +29,6 @@ class RedisChannelLayer(BaseRedisChannelLayer):  # type: ignore[misc]
         address = host.pop("address")
         host.setdefault("max_connections", MAX_CONNECTIONS)
         host.setdefault("timeout", TIMEOUT)
+        if str(address).startswith("redis://"):
+            host.setdefault("connection_class", BoundedAsyncConnection)
         return BlockingConnectionPool.from_url(address, **host)

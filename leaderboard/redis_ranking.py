@@ -44,7 +44,6 @@ import datetime as dt
 import hashlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -53,6 +52,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models.base import ModelState
 
+from canfield_site.redis_bounds import client as bounded_client
 from games.clock import day_end
 from games.models import Game
 from leaderboard import ranking
@@ -259,25 +259,15 @@ def from_values(game_id: int, day: dt.date, text: str) -> Game:
 
 # --- Redis -------------------------------------------------------------------------------------
 
-_client_lock = threading.Lock()
-_clients: dict[str, Any] = {}
-
 
 def enabled() -> bool:
     return bool(getattr(settings, "REDIS_URL", None))
 
 
 def client() -> Any:
-    """This process's Redis client (a connection pool), for ``settings.REDIS_URL``."""
-    import redis
-
-    url = str(settings.REDIS_URL)
-    with _client_lock:
-        if url not in _clients:
-            _clients[url] = redis.Redis.from_url(
-                url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30
-            )
-        return _clients[url]
+    """This process's Redis client (a connection pool of bounded waits, for
+    ``settings.REDIS_URL``: ``canfield_site.redis_bounds``)."""
+    return bounded_client()
 
 
 def database_tag() -> str:

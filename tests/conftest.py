@@ -28,6 +28,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from canfield_site import redis_bounds
 from tests.support import TEST_DEAL_POSITIONS
 
 PASSWORD = "correct horse battery staple"
@@ -104,7 +105,9 @@ def _clear_cache() -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    """Throttle counters and anything else cached start empty in every test."""
+    """Throttle counters and anything else cached start empty in every test, and Redis is not
+    marked down by an earlier test (canfield_site.redis_bounds)."""
+    redis_bounds.breaker.reset()
     _clear_cache()
 
 

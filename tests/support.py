@@ -25,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -509,3 +510,37 @@ def hold_until(flag: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not os.path.exists(flag) and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+class BlackHole:
+    """A TCP server on 127.0.0.1 that accepts every connection and never answers nor closes it:
+    a service that hangs (``with BlackHole() as hole: hole.url``)."""
+
+    def __init__(self) -> None:
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(512)
+        self.port = int(self.server.getsockname()[1])
+        self.accepted: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:  # closed
+                return
+            self.accepted.append(connection)
+
+    def __enter__(self) -> BlackHole:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.close()
+        for connection in self.accepted:
+            connection.close()

@@ -38,7 +38,7 @@ def test_it_gives_request_and_response_bodies(schema):
     played = components[ok.rsplit("/", 1)[1]]
     assert {"applied", "state", "code", "ply"} <= set(played["properties"])
     assert set(actions["responses"]) == {
-        "200", "400", "401", "403", "404", "409", "413", "415", "429",
+        "200", "400", "401", "403", "404", "409", "413", "415", "429", "503",
     }  # fmt: skip
 
 

@@ -108,12 +108,19 @@ class AsgiResponse:
 class LiveResponse:
     """An answer of a live server (urllib), as the test client's responses look to ``check``."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self, url: str, method: str = "GET", body: bytes | None = None, token: str = ""
+    ) -> None:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        request = urllib.request.Request(url, body, headers, method=method)
         try:
-            with urllib.request.urlopen(url, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=10) as response:
                 self.status_code, self.content = response.status, response.read()
+                self.headers = response.headers
         except urllib.error.HTTPError as error:
-            self.status_code, self.content = error.code, error.read()
+            self.status_code, self.content, self.headers = error.code, error.read(), error.headers
 
     def json(self) -> Any:
         return json.loads(self.content)
@@ -139,6 +146,17 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", ready, api.get(ready), 200)
     with Daphne(django_env(f"sqlite:///{tmp_path / 'missing' / 'db'}"), tmp_path / "log") as down:
         check("GET", ready, LiveResponse(f"{down.url}{ready}"), 503)  # its database is missing
+        # Every other operation, its database away: 503 unavailable, never a 500.
+        for path, operations in contract.schema["paths"].items():
+            for method in operations:
+                if path == ready or "503" not in operations[method]["responses"]:
+                    continue
+                url = down.url + re.sub(r"\{(\w+)\}", "1", path).replace("{date}", "2030-01-01")
+                body = b"{}" if method == "post" else None
+                answer = LiveResponse(url, method.upper(), body, token="0" * 40)
+                unavailable = check(method.upper(), path, answer, 503)
+                assert (unavailable["code"], unavailable["retry_after"]) == ("unavailable", 5)
+                assert answer.headers["Retry-After"] == "5"
     check("GET", "/api/auth/me/", owner_api.get("/api/auth/me/"), 200)
     check("GET", "/api/auth/me/", api.get("/api/auth/me/"), 401)
 

@@ -1,13 +1,16 @@
 """Redis away: every committed change still gets its 2xx, and nothing else turns into a 500.
 
-A real Daphne process whose REDIS_URL points at a closed port of 127.0.0.1 (nothing listens
-there), with the default rate limits on: the cache (rate limits, the broadcasts' coalescing) and
-the channel layer (live updates) both fail on every use. Each path a player takes is exercised
-over HTTP and a websocket; the log of the process must hold no server error.
+A real Daphne process whose REDIS_URL points at a Redis that is away, with the default rate
+limits on: the cache (rate limits, the broadcasts' coalescing) and the channel layer (live
+updates) both fail on every use. Two ways to be away: a closed port of 127.0.0.1 (nothing listens
+there: refused at once), and a black hole (a server that accepts connections and never answers:
+every wait must be bounded, ``canfield_site.redis_bounds``). Each path a player takes is
+exercised over HTTP and a websocket; the log of the process must hold no server error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import secrets
 from collections.abc import Iterator
@@ -17,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support import (
+    BlackHole,
     Daphne,
     django_env,
     free_port,
@@ -30,21 +34,28 @@ from tests.support import (
 PASSWORD = "felt-green-canfield-42"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daphne, Path]]:
+@pytest.fixture(scope="module", params=["refused", "black hole"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Daphne, Path]]:
     work = tmp_path_factory.mktemp("redis-down")
-    env = django_env(
-        f"sqlite:///{work / 'db.sqlite3'}",
-        f"redis://127.0.0.1:{free_port()}/0",
-        # The documented defaults: throttles that count in the unreachable cache.
-        THROTTLE_SIGNUP="10/hour",
-        THROTTLE_LOGIN="20/min",
-        THROTTLE_ACTIONS="600/min",
-    )
-    migrate(env)
-    log = work / "daphne.log"
-    with Daphne(env, log) as daphne:
-        yield daphne, log
+    with contextlib.ExitStack() as stack:
+        if request.param == "black hole":
+            redis_url = stack.enter_context(BlackHole()).url
+        else:
+            redis_url = f"redis://127.0.0.1:{free_port()}/0"
+        env = django_env(
+            f"sqlite:///{work / 'db.sqlite3'}",
+            redis_url,
+            # The documented defaults: throttles that count in the unreachable cache.
+            THROTTLE_SIGNUP="10/hour",
+            THROTTLE_LOGIN="20/min",
+            THROTTLE_ACTIONS="600/min",
+        )
+        migrate(env)
+        log = work / "daphne.log"
+        with Daphne(env, log) as daphne:
+            yield daphne, log
 
 
 def sign_up(url: str) -> str:

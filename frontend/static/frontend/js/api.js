@@ -1,4 +1,9 @@
 // The only way the pages talk to the server: JSON over the REST API, session auth + CSRF token.
+import { toast } from "./ui.js";
+
+/** While the database is away (503 unavailable, with retry_after), a request is sent again by
+ * itself, for up to about this long: an action names its ply, so sending it twice is safe. */
+const UNAVAILABLE_PATIENCE_MS = 60000;
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -42,6 +47,20 @@ export function csrfToken() {
 }
 
 export async function request(method, url, body) {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await requestOnce(method, url, body);
+    } catch (err) {
+      const wait = Math.min(30, Math.max(1, Number(err.body?.retry_after) || 5)) * 1000;
+      if (err.status !== 503 || err.code !== "unavailable" || Date.now() - started + wait > UNAVAILABLE_PATIENCE_MS) throw err;
+      toast(gettext("The server is briefly unavailable. Trying again…"), "info", wait);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+async function requestOnce(method, url, body) {
   const headers = { Accept: "application/json" };
   const options = { method, headers, credentials: "same-origin" };
   if (body !== undefined) {

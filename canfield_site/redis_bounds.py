@@ -1,0 +1,174 @@
+"""Every wait on Redis is bounded, and a Redis that does not answer is skipped for a while.
+
+Redis is never required to answer a request (the service degrades without it: no live push, rate
+limits open, boards from the database), so no request may wait long for it:
+
+- every connection has a connect and a read timeout of ``REDIS_CONNECT_TIMEOUT`` and
+  ``REDIS_TIMEOUT`` seconds (250 ms by default), and no retry;
+- a *breaker* per process: the first connection that fails or times out marks Redis down for
+  ``REDIS_RETRY_SECONDS``, during which every connection attempt fails at once, without touching the
+  network. A Redis that accepts connections and never answers (a black hole) then costs one
+  request one timeout, not every request one. Once the time is up, the next command tries again.
+
+:func:`pool_options` gives these to redis-py pools (the cache's, in its ``OPTIONS``, and
+:func:`client`'s, which the live ranking and the health check use). The channel layer's
+asyncio pool uses :class:`BoundedAsyncConnection` (``leaderboard.layers``): the same timeouts,
+except that a blocking pop waits its own timeout plus the read timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import redis
+from django.conf import settings
+from redis.asyncio.connection import Connection as AsyncConnection
+from redis.backoff import NoBackoff
+from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
+
+log = logging.getLogger(__name__)
+
+#: What a Redis that is away raises: redis-py's errors (socket errors below them).
+FAILURES = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+class Breaker:
+    """Whether Redis was seen failing lately: :meth:`trip` marks it down for ``seconds``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._down_until = 0.0
+
+    def is_open(self) -> bool:
+        return time.monotonic() < self._down_until
+
+    def trip(self, reason: object) -> None:
+        with self._lock:
+            was_open = self.is_open()
+            self._down_until = time.monotonic() + float(settings.REDIS_RETRY_SECONDS)
+        if not was_open:
+            log.warning(
+                "Redis does not answer (%s): skipped for %s s", reason, settings.REDIS_RETRY_SECONDS
+            )
+
+    def reset(self) -> None:
+        with self._lock:
+            self._down_until = 0.0
+
+
+breaker = Breaker()
+
+
+class _Breaking:
+    """A redis-py connection that fails at once while the breaker is open, and opens it when it
+    fails to connect, to send or to read."""
+
+    def connect(self) -> None:
+        if breaker.is_open():
+            raise RedisConnectionError("Redis is marked down: not trying again yet")
+        try:
+            super().connect()  # type: ignore[misc]
+        except FAILURES as exc:
+            breaker.trip(exc)
+            raise
+
+    def send_packed_command(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().send_packed_command(*args, **kwargs)  # type: ignore[misc]
+        except FAILURES as exc:
+            breaker.trip(exc)
+            raise
+
+    def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().read_response(*args, **kwargs)  # type: ignore[misc]
+        except FAILURES as exc:
+            breaker.trip(exc)
+            raise
+
+
+class BoundedConnection(_Breaking, Connection):
+    pass
+
+
+class BoundedSSLConnection(_Breaking, SSLConnection):
+    pass
+
+
+class BoundedUnixConnection(_Breaking, UnixDomainSocketConnection):
+    pass
+
+
+def connection_class(url: str) -> type[Connection] | type[UnixDomainSocketConnection]:
+    if url.startswith("rediss://"):
+        return BoundedSSLConnection
+    if url.startswith("unix://"):
+        return BoundedUnixConnection
+    return BoundedConnection
+
+
+def pool_options(url: str, connect_timeout: float, timeout: float) -> dict[str, Any]:
+    """The options of a redis-py connection pool for ``url``: bounded waits, no retry, the
+    breaker."""
+    return {
+        "socket_connect_timeout": connect_timeout,
+        "socket_timeout": timeout,
+        "retry": Retry(NoBackoff(), 0),
+        "connection_class": connection_class(url),
+    }
+
+
+_clients: dict[str, redis.Redis] = {}
+_clients_lock = threading.Lock()
+
+
+def client() -> redis.Redis:
+    """This process's client of ``REDIS_URL`` (a pool of bounded connections)."""
+    url = str(settings.REDIS_URL)
+    with _clients_lock:
+        if url not in _clients:
+            options = pool_options(url, settings.REDIS_CONNECT_TIMEOUT, settings.REDIS_TIMEOUT)
+            pool = redis.ConnectionPool.from_url(url, **options)
+            _clients[url] = redis.Redis(connection_pool=pool)
+        return _clients[url]
+
+
+def state() -> str:
+    """``off`` without ``REDIS_URL``, ``down`` while the breaker is open or Redis fails to answer
+    a ping, else ``up``."""
+    if not settings.REDIS_URL:
+        return "off"
+    if breaker.is_open():
+        return "down"
+    try:
+        client().ping()
+    except FAILURES as exc:
+        log.warning("health: Redis does not answer (%s)", exc)
+        return "down"
+    return "up"
+
+
+class BoundedAsyncConnection(AsyncConnection):
+    """The channel layer's connection: the read timeout applies to every command, but a
+    blocking pop (``BZPOPMIN key timeout``, how channels_redis waits for a message) may take its
+    own timeout before the read timeout starts to count."""
+
+    _blocking: float | None = None
+
+    async def send_command(self, *args: Any, **kwargs: Any) -> None:
+        name = str(args[0]).upper() if args else ""
+        self._blocking = float(args[-1]) if name in {"BZPOPMIN", "BRPOP", "BLPOP"} else None
+        await super().send_command(*args, **kwargs)
+
+    async def read_response(
+        self, disable_decoding: bool = False, timeout: float | None = None, **kwargs: Any
+    ) -> Any:
+        if timeout is None and self._blocking is not None and self.socket_timeout:
+            timeout = self._blocking + self.socket_timeout
+        return await super().read_response(disable_decoding, timeout, **kwargs)
