@@ -85,16 +85,32 @@ messages: deps
 	$(BIN)/python manage.py makemessages -a --no-obsolete $(MESSAGE_IGNORE)
 	$(BIN)/python manage.py makemessages -d djangojs -a --no-obsolete $(MESSAGE_IGNORE)
 
-compilemessages: deps
+# Each .mo is compiled again only when its .po is newer (as compilemessages does it: msgfmt
+# --check-format).
+PO_FILES := $(wildcard locale/*/LC_MESSAGES/*.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+
+compilemessages: $(MO_FILES)
+
+locale/%.mo: locale/%.po
 	@if command -v msgfmt >/dev/null 2>&1; then \
-		$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=staticfiles --verbosity 0; \
+		msgfmt --check-format -o $@ $<; \
 	else \
-		echo "msgfmt is missing (apt-get install gettext): using the committed .mo files"; \
+		echo "msgfmt is missing (apt-get install gettext): using the committed $@"; \
 	fi
 
-run: deps compilemessages
-	$(BIN)/python manage.py migrate --noinput
+# Static files are collected (and compressed: canfield_site.storage compresses only what
+# changed) only when a source file or the installed packages changed since the last time, so that
+# a restart of `make run` with nothing changed starts at once.
+STATIC_STAMP := staticfiles/.collected
+STATIC_SOURCES := $(shell find frontend/static -type f 2>/dev/null)
+
+$(STATIC_STAMP): $(STAMP) $(STATIC_SOURCES)
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	touch $@
+
+run: deps compilemessages $(STATIC_STAMP)
+	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/daphne -b $(HOST) -p $(PORT) canfield_site.asgi:application
 
 test: deps tools compilemessages lint pytest

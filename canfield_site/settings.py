@@ -416,7 +416,8 @@ STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # WhiteNoise's compressed storage, compressing only what changed since the last collectstatic.
+    "staticfiles": {"BACKEND": "canfield_site.storage.IncrementalCompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 
