@@ -16,6 +16,7 @@ as closed (``Game.apply_day_end``, in memory: reads never write).
 from __future__ import annotations
 
 import datetime as dt
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
@@ -183,10 +184,29 @@ def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltR
     (``StoredRecord``), and readers who ask while it is built share the one build."""
     head = summary(game, today)
     final = not game.is_in_progress and head["code"] is not None
-    if final:
-        kept = StoredRecord.objects.filter(game=game, states=states).first()
-        if kept is not None:
-            return worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size)
+    if not final:
+        return pool.wait(_build_record(game, head, states), RECORD_SECONDS)
+    kept = StoredRecord.objects.filter(game=game, states=states).first()
+    if kept is not None:
+        return worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size)
+    future, started = pool.shared(
+        ("record", game.pk, states), lambda: _build_record(game, head, states)
+    )
+    built = pool.wait(future, RECORD_SECONDS)
+    if started:  # (those who shared the build leave the storing to the one who started it)
+        StoredRecord.objects.bulk_create(
+            [
+                StoredRecord(
+                    game=game, states=states, body=built.gzipped, etag=built.etag, size=built.size
+                )
+            ],
+            ignore_conflicts=True,  # (built at once by another process: the same record)
+        )
+    return built
+
+
+def _build_record(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:
+    """Read the game's log and hand the building of its record to the solver pool."""
     log = list(game.log.order_by("ply").values_list("ply", "token", "score_after"))
     day = game.daily_date or (game.started_at or game.created_at).astimezone(dt.UTC).date()
     fields: dict[str, Any] = {
@@ -198,22 +218,7 @@ def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltR
     }
     # (plain values: a worker has no Django, so no model's enumeration may be pickled)
     plain: dict[str, Any] = {k: str(v) if isinstance(v, str) else v for k, v in head.items()}
-    if final:
-        key = ("record", game.pk, states)
-        future = pool.submit_once(key, worker.build_record, plain, log, fields, states)
-    else:
-        future = pool.submit(worker.build_record, plain, log, fields, states)
-    built = pool.wait(future, RECORD_SECONDS)
-    if final:
-        StoredRecord.objects.bulk_create(
-            [
-                StoredRecord(
-                    game=game, states=states, body=built.gzipped, etag=built.etag, size=built.size
-                )
-            ],
-            ignore_conflicts=True,  # (built at once by another process: the same record)
-        )
-    return built
+    return pool.submit(worker.build_record, plain, log, fields, states)
 
 
 #: The player a solver's line is recorded as (no account name has parentheses).

@@ -124,15 +124,16 @@ _shared: dict[object, Future[Any]] = {}
 _shared_lock = threading.Lock()
 
 
-def submit_once(key: object, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-    """Like :func:`submit`, but a task of ``key`` already in the pool is shared: callers that ask
-    for the same work while it runs wait for the one task (thirty readers of one record start one
-    build)."""
+def shared(key: object, start: Callable[[], Future[T]]) -> tuple[Future[T], bool]:
+    """The task of ``key`` in the pool: the one already there, or the one ``start()`` submits
+    (called only then, under a lock: read what the task needs inside it). Callers that ask for the
+    same work while it runs share one task — thirty readers of one record start one build. Returns
+    the future, and whether this caller started it (and so may store its result)."""
     with _shared_lock:
         pending = _shared.get(key)
         if pending is not None and not pending.done():
-            return pending
-        future = submit(fn, *args, **kwargs)
+            return pending, False
+        future = start()
         _shared[key] = future
 
     def forget(done: Future[T]) -> None:
@@ -141,7 +142,7 @@ def submit_once(key: object, fn: Callable[P, T], *args: P.args, **kwargs: P.kwar
                 del _shared[key]
 
     future.add_done_callback(forget)
-    return future
+    return future, True
 
 
 def run(budget: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

@@ -460,6 +460,13 @@ def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = 
         before_search()
     seconds = settings.HINT_SECONDS
     found = pool.run(seconds, worker.hint_line, game.code, engine_state.dump(engine), seconds)
+    log.info(
+        "hint: searched game %s at ply %s: %s, %d steps kept",
+        game.pk,
+        game.ply,
+        found.outcome,
+        len(found.steps),
+    )
     HintStep.objects.bulk_create(
         [
             HintStep(

@@ -25,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -544,3 +545,57 @@ class BlackHole:
         self.server.close()
         for connection in self.accepted:
             connection.close()
+
+
+class PostgresServer:
+    """A PostgreSQL server of its own (a cluster made with ``initdb`` in a temporary folder, run
+    as the ``postgres`` user on a free port of 127.0.0.1, trust authentication), to stop and
+    start again under load — never the shared one: ``with PostgresServer() as pg: pg.url``."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.port = port or free_port()
+        bins = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        if not bins:
+            raise RuntimeError("PostgreSQL's server programs are not installed")
+        self.bin = bins[-1]
+        self.workdir = Path(tempfile.mkdtemp(prefix="canfield-postgres-"))
+        self.data = self.workdir / "pgdata"
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _as_postgres(self, *command: str, timeout: float = 120) -> None:
+        runas = [] if os.getuid() != 0 else ["runuser", "-u", "postgres", "--"]
+        subprocess.run(
+            [*runas, *command], check=True, capture_output=True, timeout=timeout, cwd="/"
+        )
+
+    def init(self) -> None:
+        if os.getuid() == 0:
+            shutil.chown(self.workdir, "postgres", "postgres")
+        self._as_postgres(
+            str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1"
+        self._as_postgres(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-w", "-l",
+            str(self.workdir / "postgres.log"), "start",
+        )  # fmt: skip
+
+    def stop(self, mode: str = "fast") -> None:
+        self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def __enter__(self) -> PostgresServer:
+        self.init()
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.stop("immediate")
+        except subprocess.CalledProcessError:
+            pass  # (already stopped)
+        shutil.rmtree(self.workdir, ignore_errors=True)
