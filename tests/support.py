@@ -18,6 +18,7 @@ processes of their own.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -594,8 +595,6 @@ class PostgresServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):  # (already stopped)
             self.stop("immediate")
-        except subprocess.CalledProcessError:
-            pass  # (already stopped)
         shutil.rmtree(self.workdir, ignore_errors=True)
