@@ -27,7 +27,6 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from canfield_site.schema import serializer_for
-from games.api import engine_messages
 from games.errors import GameError
 
 if TYPE_CHECKING:
@@ -77,6 +76,14 @@ class ErrorDict(TypedDict):
     ]
     retry_after: NotRequired[Annotated[int, "code throttled: seconds to wait."]]
     ply: NotRequired[Annotated[int, "code stale_ply: the game's current position."]]
+    reason: NotRequired[
+        Annotated[
+            str,
+            "codes illegal_action, bad_notation, invalid_code: why, as a stable code of the "
+            "rules engine (same_colour, not_next_rank, not_an_action, bad_mode, …; every one is "
+            "listed in docs/api.md). `message` says it in the request's language.",
+        ]
+    ]
 
 
 #: The error body, for the schema: `extend_schema(responses={400: ErrorSerializer})`.
@@ -151,9 +158,9 @@ def error_body(exc: exceptions.APIException) -> dict[str, Any]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler (headers such as WWW-Authenticate and Retry-After) with our body."""
     if isinstance(exc, GameError):
-        # (the engine's reasons in the request's language; the code stays as it is)
-        message = engine_messages.translate(exc.code, exc.message)
-        exc = ApiError(STATUS[exc.code], exc.code, message, **exc.extra)
+        body = exc.to_dict()  # (in the request's language; the code stays as it is)
+        code, message = body.pop("code"), body.pop("message")
+        exc = ApiError(STATUS[code], code, message, **body)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, DjangoPermissionDenied):

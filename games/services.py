@@ -47,7 +47,7 @@ from games.engine import (
 )
 from games.engine import state as engine_state
 from games.engine.solver import Outcome, solve
-from games.errors import GameError, not_found
+from games.errors import GameError, engine_refusal, not_found
 from games.models import VIEWS_VERSION, Game, GameQuerySet, LoggedAction
 
 log = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ def new_game(
                     variant=variant or deal.variant,  # type: ignore[arg-type]
                 )
     except InvalidCode as exc:
-        raise GameError("invalid_code", str(exc)) from None
+        raise engine_refusal("invalid_code", exc) from None
     if kind == Game.Kind.DAILY:
         if daily_date is None or code is None:
             raise ValueError("a daily game needs its code and its daily_date")
@@ -281,7 +281,7 @@ def _parse(token: str) -> Action:
     try:
         return Action.parse(token)
     except NotationError as exc:
-        raise GameError("bad_notation", str(exc)) from None
+        raise engine_refusal("bad_notation", exc) from None
 
 
 def _resolve(engine: Canfield, action: str | Tap) -> Action | None:
@@ -296,7 +296,7 @@ def _resolve(engine: Canfield, action: str | Tap) -> Action | None:
             double_click=bool(action.get("double_click", True)),
         )
     except NotationError as exc:
-        raise GameError("bad_notation", str(exc)) from None
+        raise engine_refusal("bad_notation", exc) from None
 
 
 def _game_over(game: Game) -> GameError:
@@ -366,7 +366,7 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     try:
         engine.push(resolved)
     except IllegalAction as exc:
-        raise GameError("illegal_action", str(exc)) from None
+        raise engine_refusal("illegal_action", exc) from None
 
     token = resolved.token()
     try:  # (no savepoint: on an error the whole transaction rolls back)

@@ -25,9 +25,10 @@ from .actions import (
     WASTE,
     Action,
 )
-from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_NAMES, SUIT_OF, SUITS, Card, card, card_str
+from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_OF, SUITS, Card, card, card_str
 from .deals import DealCode
 from .errors import GameOver, IllegalAction, NotationError
+from .reasons import Reason
 
 UNDO_LIMIT: Final = 100
 _F1, _F2, _F3, _F4 = FOUNDATIONS  # (named, and as fast as literals in foundation_cards)
@@ -215,9 +216,9 @@ class Canfield:
             try:
                 game.push(Action.parse(action) if isinstance(action, str) else action)
             except NotationError as exc:
-                raise type(exc)(f"action {ply}: {exc}") from None
+                raise type(exc)(f"action {ply}: {exc}", reason=exc.reason) from None
             except IllegalAction as exc:
-                raise type(exc)(f"action {ply} ({action}): {exc}") from None
+                raise type(exc)(f"action {ply} ({action}): {exc}", reason=exc.reason) from None
         return game
 
     def __repr__(self) -> str:
@@ -273,85 +274,88 @@ class Canfield:
             return -1
         return card((RANK_OF[cards[-1]] + 1) % 13, suit)
 
-    def reason(self, action: Action) -> str | None:
+    def reason(self, action: Action) -> Reason | None:
         """Why ``action`` is illegal now, or ``None`` if it is legal."""
         if self.foundation_cards == 52:
-            return "the game is won: it accepts no further action"
+            return Reason("game_won")
         kind = action.kind
         if kind == "draw":
             if self.stock:
                 return None
             if self.piles[WASTE]:
-                return "the stock is empty: recycle the waste instead"
-            return "the stock and the waste are both empty"
+                return Reason("stock_empty")
+            return Reason("stock_and_waste_empty")
         if kind == "recycle":
             if self.stock:
-                return f"the stock still holds {_cards(len(self.stock))}: draw instead"
+                return Reason("stock_not_empty", count=len(self.stock))
             if not self.piles[WASTE]:
-                return "nothing to recycle: the waste is empty"
+                return Reason("waste_empty")
             return None
         if kind == "undo":
             if self._depth:
                 return None
             if self._live:
-                return f"only the last {UNDO_LIMIT} actions can be undone"
-            return "nothing to undo"
+                return Reason("undo_limit", count=UNDO_LIMIT)
+            return Reason("nothing_to_undo")
         return self._move_reason(action.src, action.dst, action.count)
 
-    def _move_reason(self, src: int, dst: int, n: int) -> str | None:
+    def _move_reason(self, src: int, dst: int, n: int) -> Reason | None:
         piles = self.piles
         source = piles[src]
         if not source:
-            return f"{_pile_title(src)} is empty"
+            return Reason("pile_empty", pile=PILE_NAMES[src])
         if src < FIRST_COLUMN and n != 1:
-            return f"only one card at a time comes from {_pile_title(src)}"
+            return Reason("one_card_from_pile", pile=PILE_NAMES[src])
         if n > len(source):
-            return f"{_pile_title(src)} holds {_cards(len(source))}: it has no run of {n}"
+            return Reason("no_run", pile=PILE_NAMES[src], count=len(source), run=n)
         c = source[-n]
         if dst in FOUNDATIONS:
             if n != 1:
-                return "only one card at a time goes to a foundation"
+                return Reason("one_card_to_foundation")
             if src in FOUNDATIONS:
-                return "a foundation card never goes to another foundation"
+                return Reason("foundation_to_foundation")
             suit = self.foundation_suits[dst - FIRST_FOUNDATION]
             if SUIT_OF[c] != suit:
-                return (
-                    f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: "
-                    f"it holds {SUIT_NAMES[suit]}, not {SUIT_NAMES[SUIT_OF[c]]}"
+                return Reason(
+                    "wrong_suit", card=card_str(c), pile=PILE_NAMES[dst], suit=SUITS[suit]
                 )
             needed = self._needed(dst)
             if needed == c:
                 return None
             if needed < 0:
-                return f"the {SUIT_NAMES[suit]} foundation is complete"
-            if not piles[dst]:
-                return f"{SUIT_NAMES[suit]} start at {RANKS[self.base_rank]}"
-            return f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: it needs {card_str(needed)} next"
+                return Reason("foundation_complete", pile=PILE_NAMES[dst], suit=SUITS[suit])
+            return Reason(
+                "not_next_rank" if piles[dst] else "not_starting_rank",
+                card=card_str(c),
+                pile=PILE_NAMES[dst],
+                target=card_str(needed),
+            )
         if dst not in COLUMNS:
-            return f"no card goes to {_pile_title(dst)}"
+            return Reason("not_a_destination", pile=PILE_NAMES[dst])
         if src == dst:
-            return "a run cannot move onto its own column"
+            return Reason("own_column")
         if self.classic:
             if src in FOUNDATIONS:
-                return "classic rules: no card is taken back from a foundation"
+                return Reason("classic_no_take_back")
             if src in COLUMNS and n != len(source):
-                return "classic rules: cards move between columns only as a whole pile"
+                return Reason("classic_whole_column")
         target = piles[dst]
         if target:
             t = target[-1]
             if FITS_ON[c][t]:
                 return None
             if RED[c] == RED[t]:
-                return f"{card_str(c)} cannot go on {card_str(t)}: same colour"
-            rank, wanted = RANKS[RANK_OF[c]], RANKS[(RANK_OF[c] + 1) % 13]
-            return (
-                f"{card_str(c)} cannot go on {card_str(t)}: "
-                f"{_article(rank)} goes on {_article(wanted)}"
+                return Reason("same_colour", card=card_str(c), target=card_str(t))
+            return Reason(
+                "not_one_rank_lower",
+                card=card_str(c),
+                target=card_str(t),
+                rank=RANKS[(RANK_OF[c] + 1) % 13],
             )
         if piles[RESERVE]:  # cannot happen: an emptied column is refilled at once
-            return f"{PILE_NAMES[dst]} is empty and waits for the reserve"
+            return Reason("empty_needs_reserve", pile=PILE_NAMES[dst])
         if self.classic and src != WASTE:
-            return "classic rules: an empty column takes only the waste's top card"
+            return Reason("classic_empty_column")
         return None
 
     def check(self, action: Action) -> None:
@@ -530,12 +534,12 @@ class Canfield:
             return RECYCLE if self.piles[WASTE] else None
         p = PILE_BY_NAME.get(pile) if isinstance(pile, str) else None
         if p is None:
-            raise NotationError(f"no pile {pile!r} to tap: use S, R, W, F1-F4 or T1-T4")
+            raise NotationError(Reason("no_pile_to_tap", text=repr(pile)))
         cards = self.piles[p]
         if index is not None and (
             isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(cards)
         ):
-            raise NotationError(f"{PILE_NAMES[p]} has no card at index {index!r}")
+            raise NotationError(Reason("no_card_at_index", pile=PILE_NAMES[p], text=repr(index)))
         if p in FOUNDATIONS or not cards:
             return None
         top = len(cards) - 1
@@ -641,22 +645,3 @@ class Canfield:
     def position_key(self) -> tuple[tuple[Card, ...], ...]:
         """A hashable summary of the position (piles and stock), for searches."""
         return (*(tuple(p) for p in self.piles), tuple(self.stock))
-
-
-def _pile_title(pile: int) -> str:
-    if pile == RESERVE:
-        return "the reserve"
-    if pile == WASTE:
-        return "the waste"
-    if pile in FOUNDATIONS:
-        return f"foundation {PILE_NAMES[pile]}"
-    return f"column {PILE_NAMES[pile]}"
-
-
-def _cards(n: int) -> str:
-    return "1 card" if n == 1 else f"{n} cards"
-
-
-def _article(rank: str) -> str:
-    """``"a 7"``, ``"an 8"``, ``"an A"``: the rank letter as it is read aloud."""
-    return f"an {rank}" if rank in ("A", "8") else f"a {rank}"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games.engine import UNDO, Action, Canfield, IllegalAction
+from games.engine import UNDO, Action, Canfield, IllegalAction, Reason
 from games.engine.state import STATE_VERSION, Restored, StateError, dump, load, version_of
 
 from .helpers import WON_LINE, WORKED_CODE
@@ -57,11 +57,11 @@ def test_it_undoes_as_far_back_as_undo_reaches_and_no_further():
         game.push(UNDO)
         restored.push(UNDO)
         same(restored, game)
-    with pytest.raises(IllegalAction, match="only the last 100 actions") as refused:
+    with pytest.raises(IllegalAction) as refused:
         game.push(UNDO)
     with pytest.raises(IllegalAction) as refused_too:
         restored.push(UNDO)
-    assert str(refused_too.value) == str(refused.value)
+    assert refused.value.reason == refused_too.value.reason == Reason("undo_limit", count=100)
 
 
 def test_it_agrees_with_a_replay_of_the_log_after_undos():

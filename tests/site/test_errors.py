@@ -1,9 +1,31 @@
 """Every API error is {"code": ..., "message": ...}, whoever raises it."""
 
+import re
+from pathlib import Path
+
 import pytest
 from django.test import Client, override_settings
 
+from games.engine import REASON_CODES
+from games.engine.reasons import DEAL_CODE_CODES, NOTATION_CODES, RULE_CODES
+
 pytestmark = pytest.mark.urls("tests.site.error_urls")
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+
+
+def test_the_api_doc_lists_every_reason_with_its_error_code():
+    rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \|", API_DOC.read_text(), re.MULTILINE)
+    error_of: dict[str, str] = {
+        **{code: "illegal_action" for code in RULE_CODES},
+        **{code: "bad_notation" for code in NOTATION_CODES},
+        **{code: "invalid_code" for code in DEAL_CODE_CODES},
+    }
+    # (two rules refuse a token too: a foundation to another, a run to a foundation)
+    both = {
+        ("bad_notation", "foundation_to_foundation"),
+        ("bad_notation", "one_card_to_foundation"),
+    }
+    assert sorted(rows) == sorted({(error_of[code], code) for code in REASON_CODES} | both)
 
 
 def test_it_answers_an_api_error_with_its_status_code_and_extras(api):
