@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
 from games import services
-from games.engine import Action, Canfield, FullView, GameRecord, PlayerView
+from games.engine import Canfield, FullView, GameRecord, PlayerView
 from games.models import Game
 
 
@@ -195,9 +195,8 @@ def line_record_dict(
     engine = Canfield(code)
     log: list[tuple[int, str, int]] = []
     views = [engine.player_view()]
-    for ply, token in enumerate(tokens):
-        engine.push(Action.parse(token))
-        log.append((ply, token, engine.score))
+    for ply, action in enumerate(engine.replaying(tokens)):
+        log.append((ply, action.token(), engine.score))
         if states:
             views.append(engine.player_view())
     result: Literal["won", "in_progress"] = "won" if engine.is_won() else "in_progress"

@@ -81,10 +81,7 @@ def tokens_of(game: Game) -> list[str]:
 def load_engine(game: Game, tokens: Iterable[str] | None = None) -> Canfield:
     """The engine's game for ``game``, rebuilt from its deal code and its log (``tokens``: the
     logged tokens, when the caller has already read them)."""
-    engine = Canfield(game.deal_code)
-    for token in tokens_of(game) if tokens is None else tokens:
-        engine.push(Action.parse(token))
-    return engine
+    return Canfield.replay(game.deal_code, tokens_of(game) if tokens is None else tokens)
 
 
 def engine_of(game: Game) -> Canfield:
@@ -171,8 +168,7 @@ def states(game: Game, tokens: Iterable[str] | None = None) -> list[PlayerView]:
     """The player's view after each ply, from the deal (index 0) to the last action."""
     engine = Canfield(game.deal_code)
     views = [engine.player_view()]
-    for token in tokens_of(game) if tokens is None else tokens:
-        engine.push(Action.parse(token))
+    for _action in engine.replaying(tokens_of(game) if tokens is None else tokens):
         views.append(engine.player_view())
     return views
 

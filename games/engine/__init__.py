@@ -11,7 +11,7 @@ from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
 from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
 from .errors import EngineError, GameOver, IllegalAction, InvalidCode, InvalidSeed, NotationError
-from .game import UNDO_LIMIT, Canfield, FullView, LegalMoves, PlayerView
+from .game import UNDO_LIMIT, Canfield, FullView, LegalMoves, PlayerView, Snapshot
 from .keyed import daily_deal_code, daily_seed, is_dead, keyed_deck
 from .reasons import REASON_CODES, Reason, ReasonCode
 from .record import GameRecord, Verification, verify_record
@@ -42,6 +42,7 @@ __all__ = [
     "PlayerView",
     "Reason",
     "ReasonCode",
+    "Snapshot",
     "card_name",
     "card_str",
     "daily_deal_code",

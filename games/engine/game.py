@@ -7,8 +7,11 @@ drawn next. Every applied action leaves a small entry on a stack, enough to take
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Annotated, Final, Literal, NamedTuple, TypedDict
+from copy import copy as shallow_copy
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal, NamedTuple, Self, TypedDict
 
 from .actions import (
     COLUMNS,
@@ -27,7 +30,7 @@ from .actions import (
 )
 from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_OF, SUITS, Card, card, card_str
 from .deals import DealCode
-from .errors import GameOver, IllegalAction, NotationError
+from .errors import EngineError, GameOver, IllegalAction, NotationError
 from .reasons import Reason
 
 UNDO_LIMIT: Final = 100
@@ -119,6 +122,31 @@ class HistoryItem(NamedTuple):
     depth: int  # undo depth before this item
 
 
+#: Stands for an action in effect that an undo can no longer reach (in a restored game): never
+#: taken back.
+_UNREACHABLE: Final = Entry(UNDO, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything that decides what a game does next, without its past: the piles and the stock
+    (bottom first; the stock's last card is drawn next), the waste's face-up spread, the counters,
+    and the entries of the actions an undo can still reach, oldest first (at most
+    :data:`UNDO_LIMIT`). :meth:`Canfield.snapshot` takes one, :meth:`Canfield.restore` plays on
+    from it."""
+
+    ply: int
+    piles: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+    spread: int
+    score: int
+    undos: int
+    recycles: int
+    #: Actions in effect, reachable by undo or not.
+    moves: int
+    undoable: tuple[Entry, ...]
+
+
 class LegalMoves:
     """A lazy view of the legal actions, in the manner of python-chess.
 
@@ -168,6 +196,7 @@ class Canfield:
         "_live",
         "_history",
         "_depth",
+        "_ply_base",
     )
 
     def __init__(self, code: DealCode | str) -> None:
@@ -203,22 +232,88 @@ class Canfield:
         self._live: list[Entry] = []
         self._history: list[HistoryItem] = []
         self._depth = 0
+        #: Actions taken before the game was restored (:meth:`restore`); 0 for a game dealt.
+        self._ply_base = 0
 
     @classmethod
     def from_code(cls, code: str) -> Canfield:
         return cls(DealCode.parse(code))
 
     @classmethod
-    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Canfield:
-        """The game after ``actions`` (tokens or actions); raises at the first bad one."""
+    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Self:
+        """The game after ``actions`` (tokens or actions) from the deal; raises at the first bad
+        one (see :meth:`replaying`)."""
         game = cls(code)
-        for ply, action in enumerate(actions, start=1):
+        for _ in game.replaying(actions):
+            pass
+        return game
+
+    def replaying(self, actions: Iterable[Action | str]) -> Iterator[Action]:
+        """Push ``actions`` (tokens or actions) one at a time, yielding each once it is applied,
+        so that the caller reads the game after each: the one replay loop of a log.
+
+        The first one that is not well-formed or not legal raises its error, its message
+        prefixed with the action's ply (``"action 5 (R-T1): ..."``), its reason kept."""
+        for ply, action in enumerate(actions, start=self.ply + 1):
             try:
-                game.push(Action.parse(action) if isinstance(action, str) else action)
+                parsed = Action.parse(action) if isinstance(action, str) else action
+                self.push(parsed)
             except NotationError as exc:
                 raise type(exc)(f"action {ply}: {exc}", reason=exc.reason) from None
             except IllegalAction as exc:
                 raise type(exc)(f"action {ply} ({action}): {exc}", reason=exc.reason) from None
+            yield parsed
+
+    def copy(self) -> Self:
+        """An independent copy: the same position, counters, undos and history. Pushing to
+        either never changes the other."""
+        game = shallow_copy(self)
+        game.piles = [list(pile) for pile in self.piles]
+        game.stock = list(self.stock)
+        game._foundation_of_suit = list(self._foundation_of_suit)
+        game._live = list(self._live)
+        game._history = list(self._history)
+        return game
+
+    def snapshot(self) -> Snapshot:
+        """What :meth:`restore` needs to play on exactly as this game would."""
+        depth = self._depth
+        return Snapshot(
+            ply=self.ply,
+            piles=tuple(tuple(pile) for pile in self.piles),
+            stock=tuple(self.stock),
+            spread=self.spread,
+            score=self.score,
+            undos=self.undos,
+            recycles=self.recycles,
+            moves=self.moves,
+            undoable=tuple(self._live[len(self._live) - depth :]) if depth else (),
+        )
+
+    @classmethod
+    def restore(cls, code: DealCode | str, snapshot: Snapshot) -> Self:
+        """The game of deal ``code`` at ``snapshot``: it plays on exactly as the game the
+        snapshot was taken of — the same legal moves, views and refusals, undos as far back as
+        they reach. Only its past is shorter: its :attr:`history` starts here, and :meth:`pop`
+        goes back no further. Raises :class:`EngineError` for a snapshot no game of that deal
+        can have (cards missing or repeated, counters that disagree)."""
+        game = cls(code)
+        piles = [list(pile) for pile in snapshot.piles]
+        cards = sorted(c for pile in (*piles, snapshot.stock) for c in pile)
+        depth = len(snapshot.undoable)
+        if len(piles) != len(game.piles) or cards != list(range(52)):
+            raise EngineError("a snapshot holds ten piles and the stock: each card once")
+        if not 0 <= depth <= min(snapshot.moves, UNDO_LIMIT) or snapshot.ply < snapshot.moves:
+            raise EngineError("the snapshot's counters disagree with its entries")
+        game.piles = piles
+        game.stock = list(snapshot.stock)
+        game.spread = snapshot.spread
+        game.score = snapshot.score
+        game.undos = snapshot.undos
+        game.recycles = snapshot.recycles
+        game._live = [_UNREACHABLE] * (snapshot.moves - depth) + list(snapshot.undoable)
+        game._depth = depth
+        game._ply_base = snapshot.ply
         return game
 
     def __repr__(self) -> str:
@@ -233,7 +328,7 @@ class Canfield:
     @property
     def ply(self) -> int:
         """Every action taken, undos included."""
-        return len(self._history)
+        return self._ply_base + len(self._history)
 
     @property
     def moves(self) -> int:
@@ -255,7 +350,8 @@ class Canfield:
 
     @property
     def history(self) -> list[Action]:
-        """Every action taken, in order, undos included: the game's record."""
+        """Every action taken, in order, undos included: the game's record (of a restored game,
+        the actions taken since it was restored)."""
         return [item.action for item in self._history]
 
     @property
@@ -448,7 +544,7 @@ class Canfield:
     def pop(self) -> Action:
         """Take back the last :meth:`push` exactly, whatever it was (an undo too)."""
         if not self._history:
-            raise IndexError("pop from a game with no actions")
+            raise IndexError("nothing to pop since the game was dealt or restored")
         action, entry, depth = self._history.pop()
         if action.kind == "undo":
             self._live.append(self._apply(entry.action))
@@ -643,5 +739,17 @@ class Canfield:
         return {card_str(c) for c in self.stock} | {card_str(c) for c in self.piles[RESERVE][:-1]}
 
     def position_key(self) -> tuple[tuple[Card, ...], ...]:
-        """A hashable summary of the position (piles and stock), for searches."""
+        """A hashable summary of the position (piles and stock), for searches in one process."""
         return (*(tuple(p) for p in self.piles), tuple(self.stock))
+
+    def position_digest(self) -> str:
+        """The position under its rules as a stable key, for caches that several processes or
+        machines share: a SHA-256 hex digest of :meth:`position_key` in card text with the draw,
+        the rules, the base rank and the foundations' suits. Two games have the same digest
+        exactly when the same actions are legal in both and lead to the same positions, however
+        each got there; the counters, the undo history and the waste's face-up spread are left
+        out, since none of them changes what can be played from here."""
+        rules = f"{self.code.mode}|{RANKS[self.base_rank]}|"
+        rules += "".join(SUITS[s] for s in self.foundation_suits)
+        piles = "|".join(" ".join(card_str(c) for c in pile) for pile in self.position_key())
+        return hashlib.sha256(f"{rules}|{piles}".encode("ascii")).hexdigest()
