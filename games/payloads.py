@@ -16,23 +16,13 @@ as closed (``Game.apply_day_end``, in memory: reads never write).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
+from canfield_site.formats import IsoDate, IsoDateTime, iso
 from games import services
 from games.engine import Canfield, FullView, GameRecord, PlayerView
 from games.models import Game
 
-
-@dataclass(frozen=True)
-class Format:
-    """An ``Annotated`` marker: the string's format in the API schema (``date``, ``date-time``)."""
-
-    name: str
-
-
-IsoDate = Annotated[str, Format("date")]
-IsoDateTime = Annotated[str, Format("date-time")]
 Kind = Literal["practice", "daily"]
 Status = Literal["in_progress", "won", "resigned"]
 Result = Annotated[
@@ -103,13 +93,6 @@ def hint_dict(found: services.Hint) -> HintDict:
     if found.outcome == "win" and found.action is not None and found.remaining is not None:
         return {"outcome": "win", "action": found.action, "remaining": found.remaining}
     return {"outcome": found.outcome}
-
-
-def iso(value: dt.datetime | None) -> str | None:
-    """A time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
-    if value is None:
-        return None
-    return value.astimezone(dt.UTC).isoformat().removesuffix("+00:00") + "Z"
 
 
 def summary(game: Game, today: dt.date) -> GameSummary:

@@ -22,11 +22,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from canfield_site.formats import iso
 from games import services as games
 from games.clock import day_end, utc_today
 from games.errors import GameError
 from games.models import Game
-from games.payloads import RecordDict, game_dict, iso, line_record_dict
+from games.payloads import RecordDict, game_dict, line_record_dict
 from games.services import Viewer
 from leaderboard import deals, payloads, ranking, redis_ranking
 from leaderboard.models import DailyDeal
