@@ -66,12 +66,6 @@ def public_deal(day: dt.date, now: dt.datetime | None = None) -> DailyDeal | Non
     return deals.stored(day)
 
 
-def public_code(day: dt.date, now: dt.datetime | None = None) -> str | None:
-    """The day's code once the day is over, else ``None``."""
-    row = public_deal(day, now)
-    return row.code if row is not None else None
-
-
 def solution_url(day: dt.date) -> str:
     return f"/api/daily/{day.isoformat()}/solution/"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -31,7 +31,7 @@ Variant: TypeAlias = Literal["app", "classic"]
 DrawMode: TypeAlias = Literal[1, 3]
 DealFormat: TypeAlias = Literal["CF1", "CF2"]
 
-#: Every format :meth:`DealCode.parse` reads unless told otherwise.
+#: The deal formats.
 FORMATS: tuple[DealFormat, ...] = ("CF1", "CF2")
 
 DEAL_LETTERS = 7
@@ -248,10 +248,9 @@ class DealCode:
             raise InvalidCode(f"variant must be 'app' or 'classic', not {self.variant!r}")
 
     @classmethod
-    def parse(cls, text: str, formats: Collection[str] = FORMATS) -> DealCode:
-        """Parse ``CF1-D3-AAAAACL`` or a CF2 code, in one of ``formats``; raises
-        :class:`InvalidCode` naming what is wrong (its ``reason``).
-        ``str(DealCode.parse(t)) == t``."""
+    def parse(cls, text: str) -> DealCode:
+        """Parse ``CF1-D3-AAAAACL`` or a CF2 code; raises :class:`InvalidCode` naming what is
+        wrong (its ``reason``). ``str(DealCode.parse(t)) == t``."""
         if not isinstance(text, str):
             raise InvalidCode(Reason("code_not_text", text=type(text).__name__))
         written = repr(text)
@@ -261,10 +260,6 @@ class DealCode:
         fmt, mode, letters = parts
         if fmt not in FORMATS:
             raise InvalidCode(Reason("unknown_format", text=written, part=repr(fmt)))
-        if fmt not in formats:
-            raise InvalidCode(
-                f"{text!r}: a {fmt} code, where only {' or '.join(formats)} is accepted"
-            )
         if len(mode) != 2 or mode[0] not in _VARIANT_OF or mode[1] not in "13":
             raise InvalidCode(Reason("bad_mode", text=written, part=repr(mode)))
         draw: DrawMode = 3 if mode[1] == "3" else 1

@@ -236,10 +236,6 @@ class Canfield:
         self._ply_base = 0
 
     @classmethod
-    def from_code(cls, code: str) -> Canfield:
-        return cls(DealCode.parse(code))
-
-    @classmethod
     def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Self:
         """The game after ``actions`` (tokens or actions) from the deal; raises at the first bad
         one (see :meth:`replaying`)."""
@@ -536,11 +532,6 @@ class Canfield:
             self._depth = min(depth + 1, UNDO_LIMIT)
         self._history.append(HistoryItem(action, entry, depth))
 
-    def push_token(self, token: str) -> Action:
-        action = Action.parse(token)
-        self.push(action)
-        return action
-
     def pop(self) -> Action:
         """Take back the last :meth:`push` exactly, whatever it was (an undo too)."""
         if not self._history:
@@ -733,10 +724,6 @@ class Canfield:
             "foundation_cards": self.foundation_cards,
             "legal": [a.token() for a in self.generate_legal()],
         }
-
-    def hidden_cards(self) -> set[str]:
-        """The cards a player cannot see now: the stock, and the reserve below its top."""
-        return {card_str(c) for c in self.stock} | {card_str(c) for c in self.piles[RESERVE][:-1]}
 
     def position_key(self) -> tuple[tuple[Card, ...], ...]:
         """A hashable summary of the position (piles and stock), for searches in one process."""

@@ -122,6 +122,12 @@ REASONS: list[tuple[Reason, str]] = [
 ]
 
 
+def hidden_cards(game: Canfield) -> set[str]:
+    """The cards the player cannot see now: the stock, and the reserve below its top."""
+    view = game.full_view()
+    return set(view["stock"]) | set(view["reserve"][1:])
+
+
 def won_prefix(plies: int) -> Canfield:
     """The worked example's game after the first ``plies`` actions of its winning line."""
     return Canfield.replay(WORKED_CODE, WON_LINE[:plies])
