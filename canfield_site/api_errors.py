@@ -2,8 +2,10 @@
 
 - `exception_handler` is DRF's EXCEPTION_HANDLER: every exception a view raises becomes that
   shape (validation errors add "fields", throttling adds "retry_after").
-- The services raise `games.errors.GameError(code, message, **extra)`, which knows no HTTP;
-  `STATUS` below is the one table that gives each of its codes a status:
+- The apps' services raise domain errors that know no HTTP (`games.errors.GameError`). Each app
+  registers, from its `AppConfig.ready`, the HTTP status of each code it refuses with
+  (`register_statuses`) and how its error class becomes a body (`register_error`): `STATUS` is
+  the one table of statuses, and this module imports no app. With the games app's registration,
       raise GameError("stale_ply", "The game has moved on.", ply=12)
   gives HTTP 409 `{"code": "stale_ply", "message": "The game has moved on.", "ply": 12}`.
 - `ApiError(status, code, message)` is for refusals of the HTTP layer itself (accounts).
@@ -14,9 +16,10 @@
 
 import logging
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, TypeVar
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
@@ -30,8 +33,6 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from canfield_site.schema import serializer_for
-from games.api import engine_messages
-from games.errors import GameError
 
 if TYPE_CHECKING:
     from django.utils.functional import _StrOrPromise as StrOrPromise
@@ -42,22 +43,29 @@ log = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 
-#: The HTTP status of each code a service's ``GameError`` may carry.
-STATUS: dict[str, int] = {
-    "invalid_code": 400,
-    "bad_notation": 400,
-    "illegal_action": 400,
-    "invalid_date": 400,
-    "hints_not_allowed": 403,
-    "not_found": 404,
-    "attempt_exists": 409,
-    "game_over": 409,
-    "game_too_long": 409,
-    "stale_ply": 409,
-    "busy": 503,
-    "deal_pending": 503,
-    "deal_unavailable": 503,
-}
+#: The HTTP status of each code the apps' domain errors may carry, as the apps registered them.
+STATUS: dict[str, int] = {}
+#: The apps' domain error classes, each with the function that gives its body (a dict with at
+#: least "code" and "message", in the request's language).
+_BODIES: dict[type[Exception], Callable[[Any], Mapping[str, Any]]] = {}
+
+E = TypeVar("E", bound=Exception)
+
+
+def register_statuses(statuses: Mapping[str, int]) -> None:
+    """Add an app's codes and their HTTP statuses to :data:`STATUS`. Two apps may register one
+    code (``not_found``), with the same status only."""
+    for code, status in statuses.items():
+        if STATUS.setdefault(code, status) != status:
+            raise ImproperlyConfigured(
+                f"error code {code!r} is registered with statuses {STATUS[code]} and {status}"
+            )
+
+
+def register_error(error: type[E], body: Callable[[E], Mapping[str, Any]]) -> None:
+    """Answer every ``error`` a view raises with ``body(exc)``, at the status its code has in
+    :data:`STATUS`."""
+    _BODIES[error] = body
 
 
 class ApiError(exceptions.APIException):
@@ -90,6 +98,14 @@ class ErrorDict(TypedDict):
         ]
     ]
     ply: NotRequired[Annotated[int, "code stale_ply: the game's current position."]]
+    reason: NotRequired[
+        Annotated[
+            str,
+            "codes illegal_action, bad_notation, invalid_code: why, as a stable code of the "
+            "rules engine (same_colour, not_next_rank, not_an_action, bad_mode, …; every one is "
+            "listed in docs/api.md). `message` says it in the request's language.",
+        ]
+    ]
 
 
 #: The error body, for the schema: `extend_schema(responses={400: ErrorSerializer})`.
@@ -163,10 +179,11 @@ def error_body(exc: exceptions.APIException) -> dict[str, Any]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler (headers such as WWW-Authenticate and Retry-After) with our body."""
-    if isinstance(exc, GameError):
-        # (the engine's reasons in the request's language; the code stays as it is)
-        message = engine_messages.translate(exc.code, exc.message)
-        exc = ApiError(STATUS[exc.code], exc.code, message, **exc.extra)
+    body_of = next((body for cls, body in _BODIES.items() if isinstance(exc, cls)), None)
+    if body_of is not None:
+        body = dict(body_of(exc))
+        code, message = body.pop("code"), body.pop("message")
+        exc = ApiError(STATUS[code], code, message, **body)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, DjangoPermissionDenied):

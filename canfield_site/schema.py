@@ -18,7 +18,7 @@ from typing import Any, Literal, NotRequired, Required, Union, get_args, get_ori
 
 from rest_framework import serializers
 
-from games.payloads import Format
+from canfield_site.formats import Format
 
 _registry: dict[type, type[serializers.Serializer[Any]]] = {}
 

@@ -17,23 +17,13 @@ from __future__ import annotations
 
 import datetime as dt
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
+from canfield_site.formats import IsoDate, IsoDateTime, iso
 from games import pool, services, worker
-from games.engine import Action, Canfield, FullView, GameRecord, PlayerView
+from games.engine import Canfield, FullView, GameRecord, PlayerView
 from games.models import Game, StoredRecord
 
-
-@dataclass(frozen=True)
-class Format:
-    """An ``Annotated`` marker: the string's format in the API schema (``date``, ``date-time``)."""
-
-    name: str
-
-
-IsoDate = Annotated[str, Format("date")]
-IsoDateTime = Annotated[str, Format("date-time")]
 Kind = Literal["practice", "daily"]
 Status = Literal["in_progress", "won", "resigned"]
 Result = Annotated[
@@ -104,13 +94,6 @@ def hint_dict(found: services.Hint) -> HintDict:
     if found.outcome == "win" and found.action is not None and found.remaining is not None:
         return {"outcome": "win", "action": found.action, "remaining": found.remaining}
     return {"outcome": found.outcome}
-
-
-def iso(value: dt.datetime | None) -> str | None:
-    """A time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
-    if value is None:
-        return None
-    return value.astimezone(dt.UTC).isoformat().removesuffix("+00:00") + "Z"
 
 
 def summary(game: Game, today: dt.date) -> GameSummary:
@@ -234,9 +217,8 @@ def line_record_dict(
     engine = Canfield(code)
     log: list[tuple[int, str, int]] = []
     views = [engine.player_view()]
-    for ply, token in enumerate(tokens):
-        engine.push(Action.parse(token))
-        log.append((ply, token, engine.score))
+    for ply, action in enumerate(engine.replaying(tokens)):
+        log.append((ply, action.token(), engine.score))
         if states:
             views.append(engine.player_view())
     result: Literal["won", "in_progress"] = "won" if engine.is_won() else "in_progress"

@@ -44,7 +44,7 @@ from games.engine import (
 )
 from games.engine import state as engine_state
 from games.engine.solver import Outcome
-from games.errors import GameError, not_found
+from games.errors import GameError, engine_refusal, not_found
 from games.models import VIEWS_VERSION, Game, GameQuerySet, HintStep, LoggedAction
 
 log = logging.getLogger(__name__)
@@ -78,10 +78,7 @@ def tokens_of(game: Game) -> list[str]:
 def load_engine(game: Game, tokens: Iterable[str] | None = None) -> Canfield:
     """The engine's game for ``game``, rebuilt from its deal code and its log (``tokens``: the
     logged tokens, when the caller has already read them)."""
-    engine = Canfield(game.deal_code)
-    for token in tokens_of(game) if tokens is None else tokens:
-        engine.push(Action.parse(token))
-    return engine
+    return Canfield.replay(game.deal_code, tokens_of(game) if tokens is None else tokens)
 
 
 def engine_of(game: Game) -> Canfield:
@@ -214,7 +211,7 @@ def new_game(
                     variant=variant or deal.variant,  # type: ignore[arg-type]
                 )
     except InvalidCode as exc:
-        raise GameError("invalid_code", str(exc)) from None
+        raise engine_refusal("invalid_code", exc) from None
     if kind == Game.Kind.DAILY:
         if daily_date is None or code is None:
             raise ValueError("a daily game needs its code and its daily_date")
@@ -268,7 +265,7 @@ def _parse(token: str) -> Action:
     try:
         return Action.parse(token)
     except NotationError as exc:
-        raise GameError("bad_notation", str(exc)) from None
+        raise engine_refusal("bad_notation", exc) from None
 
 
 def _resolve(engine: Canfield, action: str | Tap) -> Action | None:
@@ -283,7 +280,7 @@ def _resolve(engine: Canfield, action: str | Tap) -> Action | None:
             double_click=bool(action.get("double_click", True)),
         )
     except NotationError as exc:
-        raise GameError("bad_notation", str(exc)) from None
+        raise engine_refusal("bad_notation", exc) from None
 
 
 def _game_over(game: Game) -> GameError:
@@ -353,7 +350,7 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     try:
         engine.push(resolved)
     except IllegalAction as exc:
-        raise GameError("illegal_action", str(exc)) from None
+        raise engine_refusal("illegal_action", exc) from None
 
     token = resolved.token()
     try:  # (no savepoint: on an error the whole transaction rolls back)
@@ -452,7 +449,7 @@ def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = 
     if not game.is_in_progress:
         raise _game_over(game)
     engine = engine_of(game)
-    digest = worker.position_digest(engine)
+    digest = engine.position_digest()
     kept = HintStep.objects.filter(game=game, digest=digest).first()
     if kept is not None:
         return Hint(kept.outcome, kept.action or None, kept.remaining)  # type: ignore[arg-type]

@@ -34,15 +34,6 @@ from games.engine.solver import Outcome, solve
 GZIP_LEVEL = 6
 
 
-def position_digest(engine: Canfield) -> str:
-    """A key of the position alone, the same in every process and on every run: the rules (draw,
-    variant, the foundations' suits) and the piles and the stock. The same position reached by
-    another way has the same key."""
-    code = engine.code
-    text = repr((code.draw, code.variant, engine.foundation_suits, engine.position_key()))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 @dataclass(frozen=True)
 class HintStep:
     """One position of a hinted line: its key, the action to play there, and the line's length
@@ -69,13 +60,13 @@ def hint_line(code: str, state: str, seconds: float) -> HintLine:
     engine = engine_state.load(code, state)
     result = solve(engine, seconds=seconds)
     if result.outcome == "no_win":
-        return HintLine("no_win", (HintStep(position_digest(engine), None, None),), os.getpid())
+        return HintLine("no_win", (HintStep(engine.position_digest(), None, None),), os.getpid())
     if result.outcome != "win":
         return HintLine(result.outcome, (), os.getpid())
     steps = []
     length = len(result.line)
     for n, action in enumerate(result.line):
-        steps.append(HintStep(position_digest(engine), action.token(), length - n))
+        steps.append(HintStep(engine.position_digest(), action.token(), length - n))
         engine.push(action)
     return HintLine("win", tuple(steps), os.getpid())
 
@@ -132,9 +123,7 @@ def build_record(
     if states:
         engine = Canfield(code)
         views = [engine.player_view()]
-        for action in actions:
-            engine.push(action)
-            views.append(engine.player_view())
+        views += [engine.player_view() for _ in engine.replaying(actions)]
         payload["states"] = views
     body = json.dumps(payload, separators=(",", ":")).encode()
     etag = hashlib.sha256(body).hexdigest()[:32]

@@ -9,7 +9,9 @@ class LeaderboardConfig(AppConfig):
     def ready(self) -> None:
         from games import signals
         from leaderboard import checks, fanout, receivers  # noqa: F401 (checks: registers)
+        from leaderboard.api import errors
 
+        errors.register()  # the statuses of this app's refusals
         fanout.lighten_autobahn()
 
         signals.standing_changed.connect(

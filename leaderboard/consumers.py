@@ -137,7 +137,7 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
         try:
             day = services.board_day(self.scope["url_route"]["kwargs"]["date"])
         except GameError as exc:
-            await self.send_json({"type": "error", "code": exc.code, "message": exc.message})
+            await self.send_json({"type": "error", **exc.to_dict()})
             await self.close(code=CLOSE_CODES[exc.code])
             return
         self.day = day

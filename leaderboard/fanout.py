@@ -33,7 +33,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.utils import timezone
 
-from games.payloads import iso
+from canfield_site.formats import iso
 from leaderboard import services
 from leaderboard.payloads import SnapshotFrame
 

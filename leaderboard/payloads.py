@@ -12,9 +12,10 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Annotated, Literal, NotRequired, TypedDict
 
+from canfield_site.formats import IsoDate, IsoDateTime, iso
 from games.clock import utc_today
 from games.models import Game
-from games.payloads import GameDict, IsoDate, IsoDateTime, Result, Status, iso
+from games.payloads import GameDict, Result, Status
 from leaderboard import ranking
 
 

@@ -22,11 +22,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from canfield_site.formats import iso
 from games import services as games
 from games.clock import day_end, utc_today
 from games.errors import GameError
 from games.models import Game
-from games.payloads import RecordDict, game_dict, iso, line_record_dict
+from games.payloads import RecordDict, game_dict, line_record_dict
 from games.services import Viewer
 from leaderboard import deals, payloads, ranking, redis_ranking
 from leaderboard.models import DailyDeal
@@ -63,12 +64,6 @@ def public_deal(day: dt.date, now: dt.datetime | None = None) -> DailyDeal | Non
     if day >= utc_today(now):
         return None
     return deals.stored(day)
-
-
-def public_code(day: dt.date, now: dt.datetime | None = None) -> str | None:
-    """The day's code once the day is over, else ``None``."""
-    row = public_deal(day, now)
-    return row.code if row is not None else None
 
 
 def solution_url(day: dt.date) -> str:

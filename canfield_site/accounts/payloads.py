@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
 from canfield_site.accounts.auth import expires_at
-from games.payloads import IsoDateTime, iso
+from canfield_site.formats import IsoDateTime, iso
 
 
 class AuthResultDict(TypedDict):

@@ -139,8 +139,8 @@ class GameActionView(APIView):
                 409,
                 429,
                 e400="Malformed input (invalid, with fields), text that is not an action"
-                " (bad_notation), or an action the rules refuse (illegal_action; the message"
-                " is the engine's reason).",
+                " (bad_notation), or an action the rules refuse (illegal_action; `reason` says"
+                " why as a code, `message` in words).",
                 e409="The position is not the game's (stale_ply, with the game's current"
                 " ply), the game is over (game_over), or it has the most actions a game may"
                 " have (game_too_long).",

@@ -11,13 +11,15 @@ from .actions import DRAW, RECYCLE, UNDO, Action, parse_tokens
 from .cards import Card, card_name, card_str, parse_card
 from .deals import CANONICAL_ORDER, DealCode, Layout, deal
 from .errors import EngineError, GameOver, IllegalAction, InvalidCode, InvalidSeed, NotationError
-from .game import UNDO_LIMIT, Canfield, FullView, LegalMoves, PlayerView
+from .game import UNDO_LIMIT, Canfield, FullView, LegalMoves, PlayerView, Snapshot
 from .keyed import daily_deal_code, daily_seed, is_dead, keyed_deck
+from .reasons import REASON_CODES, Reason, ReasonCode
 from .record import GameRecord, Verification, verify_record
 
 __all__ = [
     "CANONICAL_ORDER",
     "DRAW",
+    "REASON_CODES",
     "RECYCLE",
     "UNDO",
     "UNDO_LIMIT",
@@ -38,6 +40,9 @@ __all__ = [
     "LegalMoves",
     "NotationError",
     "PlayerView",
+    "Reason",
+    "ReasonCode",
+    "Snapshot",
     "card_name",
     "card_str",
     "daily_deal_code",

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from .errors import NotationError
+from .reasons import Reason
 
 Pile: TypeAlias = int
 
@@ -66,34 +67,30 @@ class Action:
     def parse(token: str) -> Action:
         """Parse a canonical token; raises :class:`NotationError` with the reason."""
         if not isinstance(token, str):
-            raise NotationError(f"an action is a text token, not {type(token).__name__}")
+            raise NotationError(Reason("action_not_text", text=type(token).__name__))
         simple = _SIMPLE.get(token)
         if simple is not None:
             return simple
         m = _MOVE_RE.fullmatch(token)
         if m is None:
-            raise NotationError(
-                f"not an action: {token!r} (expected D, C, U or a move such as R-T2, T2:3-T4)"
-            )
+            raise NotationError(Reason("not_an_action", text=repr(token)))
         src_name, count_text, dst_name = m.groups()
         if count_text is not None:
             if not src_name.startswith("T"):
                 raise NotationError(
-                    f"{token!r}: only a column's run has a card count; {src_name} gives one card"
+                    Reason("count_not_from_column", text=repr(token), pile=src_name)
                 )
             count = int(count_text)
             if count < 2 or count > MAX_RUN or count_text.startswith("0"):
-                raise NotationError(
-                    f"{token!r}: a run count is written only for 2 to {MAX_RUN} cards"
-                )
+                raise NotationError(Reason("bad_run_count", text=repr(token), count=MAX_RUN))
         else:
             count = 1
         if src_name == dst_name:
-            raise NotationError(f"{token!r}: source and destination are the same pile")
+            raise NotationError(Reason("same_pile", text=repr(token)))
         if src_name.startswith("F") and dst_name.startswith("F"):
-            raise NotationError(f"{token!r}: a foundation card never goes to another foundation")
+            raise NotationError(Reason("foundation_to_foundation", text=repr(token)))
         if count > 1 and dst_name.startswith("F"):
-            raise NotationError(f"{token!r}: only one card at a time goes to a foundation")
+            raise NotationError(Reason("one_card_to_foundation", text=repr(token)))
         return _move(PILE_BY_NAME[src_name], PILE_BY_NAME[dst_name], count)
 
     def token(self) -> str:
@@ -157,5 +154,5 @@ def parse_tokens(text: str) -> list[Action]:
         try:
             actions.append(Action.parse(token))
         except NotationError as exc:
-            raise NotationError(f"token {i}: {exc}") from None
+            raise NotationError(f"token {i}: {exc}", reason=exc.reason) from None
     return actions

@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from .cards import Card, parse_card
 from .errors import InvalidCode
+from .reasons import Reason
 
 Variant: TypeAlias = Literal["app", "classic"]
 DrawMode: TypeAlias = Literal[1, 3]
 DealFormat: TypeAlias = Literal["CF1", "CF2"]
 
-#: Every format :meth:`DealCode.parse` reads unless told otherwise.
+#: The deal formats.
 FORMATS: tuple[DealFormat, ...] = ("CF1", "CF2")
 
 DEAL_LETTERS = 7
@@ -247,48 +248,38 @@ class DealCode:
             raise InvalidCode(f"variant must be 'app' or 'classic', not {self.variant!r}")
 
     @classmethod
-    def parse(cls, text: str, formats: Collection[str] = FORMATS) -> DealCode:
-        """Parse ``CF1-D3-AAAAACL`` or a CF2 code, in one of ``formats``; raises
-        :class:`InvalidCode` naming what is wrong. ``str(DealCode.parse(t)) == t``."""
+    def parse(cls, text: str) -> DealCode:
+        """Parse ``CF1-D3-AAAAACL`` or a CF2 code; raises :class:`InvalidCode` naming what is
+        wrong (its ``reason``). ``str(DealCode.parse(t)) == t``."""
         if not isinstance(text, str):
-            raise InvalidCode(f"a game code is text, not {type(text).__name__}")
+            raise InvalidCode(Reason("code_not_text", text=type(text).__name__))
+        written = repr(text)
         parts = text.split("-")
         if len(parts) != 3:
-            raise InvalidCode(
-                f"{text!r} is not a game code: expected three parts like CF1-D3-AAAAACL"
-            )
+            raise InvalidCode(Reason("not_three_parts", text=written))
         fmt, mode, letters = parts
         if fmt not in FORMATS:
-            raise InvalidCode(f"{text!r}: unknown deal format {fmt!r} (CF1 or CF2)")
-        if fmt not in formats:
-            raise InvalidCode(
-                f"{text!r}: a {fmt} code, where only {' or '.join(formats)} is accepted"
-            )
+            raise InvalidCode(Reason("unknown_format", text=written, part=repr(fmt)))
         if len(mode) != 2 or mode[0] not in _VARIANT_OF or mode[1] not in "13":
-            raise InvalidCode(
-                f"{text!r}: mode {mode!r} must be D3 or D1 (app rules) or H3 or H1 (classic rules)"
-            )
+            raise InvalidCode(Reason("bad_mode", text=written, part=repr(mode)))
         draw: DrawMode = 3 if mode[1] == "3" else 1
         variant = _VARIANT_OF[mode[0]]
         if fmt == "CF1":
             if len(letters) != DEAL_LETTERS or not all("A" <= ch <= "Z" for ch in letters):
-                raise InvalidCode(
-                    f"{text!r}: the deal number must be {DEAL_LETTERS} capital letters A-Z"
-                )
+                raise InvalidCode(Reason("bad_letters", text=written, count=DEAL_LETTERS))
             return cls(letters_to_number(letters), draw, variant)
         if len(letters) != RANK_CHARS + CHECK_CHARS or not all(
             ch in _BASE58_VALUE for ch in letters
         ):
             raise InvalidCode(
-                f"{text!r}: a CF2 deal is {RANK_CHARS + CHECK_CHARS} base58 characters"
-                " (1-9, A-Z and a-z without O, I and l)"
+                Reason("bad_cf2_characters", text=written, count=RANK_CHARS + CHECK_CHARS)
             )
         rank_text, check = letters[:RANK_CHARS], letters[RANK_CHARS:]
         if check != check_characters(mode, rank_text):
-            raise InvalidCode(f"{text!r}: the check characters do not match: mistyped code?")
+            raise InvalidCode(Reason("check_mismatch", text=written))
         rank = base58_to_number(rank_text)
         if rank >= DECK_COUNT:
-            raise InvalidCode(f"{text!r}: not a deal: its number is past 52! - 1")
+            raise InvalidCode(Reason("past_last_deck", text=written))
         return cls(rank, draw, variant, "CF2")
 
     @classmethod

@@ -7,8 +7,11 @@ drawn next. Every applied action leaves a small entry on a stack, enough to take
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Annotated, Final, Literal, NamedTuple, TypedDict
+from copy import copy as shallow_copy
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal, NamedTuple, Self, TypedDict
 
 from .actions import (
     COLUMNS,
@@ -25,9 +28,10 @@ from .actions import (
     WASTE,
     Action,
 )
-from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_NAMES, SUIT_OF, SUITS, Card, card, card_str
+from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_OF, SUITS, Card, card, card_str
 from .deals import DealCode
-from .errors import GameOver, IllegalAction, NotationError
+from .errors import EngineError, GameOver, IllegalAction, NotationError
+from .reasons import Reason
 
 UNDO_LIMIT: Final = 100
 _F1, _F2, _F3, _F4 = FOUNDATIONS  # (named, and as fast as literals in foundation_cards)
@@ -118,6 +122,31 @@ class HistoryItem(NamedTuple):
     depth: int  # undo depth before this item
 
 
+#: Stands for an action in effect that an undo can no longer reach (in a restored game): never
+#: taken back.
+_UNREACHABLE: Final = Entry(UNDO, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything that decides what a game does next, without its past: the piles and the stock
+    (bottom first; the stock's last card is drawn next), the waste's face-up spread, the counters,
+    and the entries of the actions an undo can still reach, oldest first (at most
+    :data:`UNDO_LIMIT`). :meth:`Canfield.snapshot` takes one, :meth:`Canfield.restore` plays on
+    from it."""
+
+    ply: int
+    piles: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+    spread: int
+    score: int
+    undos: int
+    recycles: int
+    #: Actions in effect, reachable by undo or not.
+    moves: int
+    undoable: tuple[Entry, ...]
+
+
 class LegalMoves:
     """A lazy view of the legal actions, in the manner of python-chess.
 
@@ -167,6 +196,7 @@ class Canfield:
         "_live",
         "_history",
         "_depth",
+        "_ply_base",
     )
 
     def __init__(self, code: DealCode | str) -> None:
@@ -202,22 +232,84 @@ class Canfield:
         self._live: list[Entry] = []
         self._history: list[HistoryItem] = []
         self._depth = 0
+        #: Actions taken before the game was restored (:meth:`restore`); 0 for a game dealt.
+        self._ply_base = 0
 
     @classmethod
-    def from_code(cls, code: str) -> Canfield:
-        return cls(DealCode.parse(code))
-
-    @classmethod
-    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Canfield:
-        """The game after ``actions`` (tokens or actions); raises at the first bad one."""
+    def replay(cls, code: DealCode | str, actions: Iterable[Action | str]) -> Self:
+        """The game after ``actions`` (tokens or actions) from the deal; raises at the first bad
+        one (see :meth:`replaying`)."""
         game = cls(code)
-        for ply, action in enumerate(actions, start=1):
+        for _ in game.replaying(actions):
+            pass
+        return game
+
+    def replaying(self, actions: Iterable[Action | str]) -> Iterator[Action]:
+        """Push ``actions`` (tokens or actions) one at a time, yielding each once it is applied,
+        so that the caller reads the game after each: the one replay loop of a log.
+
+        The first one that is not well-formed or not legal raises its error, its message
+        prefixed with the action's ply (``"action 5 (R-T1): ..."``), its reason kept."""
+        for ply, action in enumerate(actions, start=self.ply + 1):
             try:
-                game.push(Action.parse(action) if isinstance(action, str) else action)
+                parsed = Action.parse(action) if isinstance(action, str) else action
+                self.push(parsed)
             except NotationError as exc:
-                raise type(exc)(f"action {ply}: {exc}") from None
+                raise type(exc)(f"action {ply}: {exc}", reason=exc.reason) from None
             except IllegalAction as exc:
-                raise type(exc)(f"action {ply} ({action}): {exc}") from None
+                raise type(exc)(f"action {ply} ({action}): {exc}", reason=exc.reason) from None
+            yield parsed
+
+    def copy(self) -> Self:
+        """An independent copy: the same position, counters, undos and history. Pushing to
+        either never changes the other."""
+        game = shallow_copy(self)
+        game.piles = [list(pile) for pile in self.piles]
+        game.stock = list(self.stock)
+        game._foundation_of_suit = list(self._foundation_of_suit)
+        game._live = list(self._live)
+        game._history = list(self._history)
+        return game
+
+    def snapshot(self) -> Snapshot:
+        """What :meth:`restore` needs to play on exactly as this game would."""
+        depth = self._depth
+        return Snapshot(
+            ply=self.ply,
+            piles=tuple(tuple(pile) for pile in self.piles),
+            stock=tuple(self.stock),
+            spread=self.spread,
+            score=self.score,
+            undos=self.undos,
+            recycles=self.recycles,
+            moves=self.moves,
+            undoable=tuple(self._live[len(self._live) - depth :]) if depth else (),
+        )
+
+    @classmethod
+    def restore(cls, code: DealCode | str, snapshot: Snapshot) -> Self:
+        """The game of deal ``code`` at ``snapshot``: it plays on exactly as the game the
+        snapshot was taken of — the same legal moves, views and refusals, undos as far back as
+        they reach. Only its past is shorter: its :attr:`history` starts here, and :meth:`pop`
+        goes back no further. Raises :class:`EngineError` for a snapshot no game of that deal
+        can have (cards missing or repeated, counters that disagree)."""
+        game = cls(code)
+        piles = [list(pile) for pile in snapshot.piles]
+        cards = sorted(c for pile in (*piles, snapshot.stock) for c in pile)
+        depth = len(snapshot.undoable)
+        if len(piles) != len(game.piles) or cards != list(range(52)):
+            raise EngineError("a snapshot holds ten piles and the stock: each card once")
+        if not 0 <= depth <= min(snapshot.moves, UNDO_LIMIT) or snapshot.ply < snapshot.moves:
+            raise EngineError("the snapshot's counters disagree with its entries")
+        game.piles = piles
+        game.stock = list(snapshot.stock)
+        game.spread = snapshot.spread
+        game.score = snapshot.score
+        game.undos = snapshot.undos
+        game.recycles = snapshot.recycles
+        game._live = [_UNREACHABLE] * (snapshot.moves - depth) + list(snapshot.undoable)
+        game._depth = depth
+        game._ply_base = snapshot.ply
         return game
 
     def __repr__(self) -> str:
@@ -232,7 +324,7 @@ class Canfield:
     @property
     def ply(self) -> int:
         """Every action taken, undos included."""
-        return len(self._history)
+        return self._ply_base + len(self._history)
 
     @property
     def moves(self) -> int:
@@ -254,7 +346,8 @@ class Canfield:
 
     @property
     def history(self) -> list[Action]:
-        """Every action taken, in order, undos included: the game's record."""
+        """Every action taken, in order, undos included: the game's record (of a restored game,
+        the actions taken since it was restored)."""
         return [item.action for item in self._history]
 
     @property
@@ -273,85 +366,88 @@ class Canfield:
             return -1
         return card((RANK_OF[cards[-1]] + 1) % 13, suit)
 
-    def reason(self, action: Action) -> str | None:
+    def reason(self, action: Action) -> Reason | None:
         """Why ``action`` is illegal now, or ``None`` if it is legal."""
         if self.foundation_cards == 52:
-            return "the game is won: it accepts no further action"
+            return Reason("game_won")
         kind = action.kind
         if kind == "draw":
             if self.stock:
                 return None
             if self.piles[WASTE]:
-                return "the stock is empty: recycle the waste instead"
-            return "the stock and the waste are both empty"
+                return Reason("stock_empty")
+            return Reason("stock_and_waste_empty")
         if kind == "recycle":
             if self.stock:
-                return f"the stock still holds {_cards(len(self.stock))}: draw instead"
+                return Reason("stock_not_empty", count=len(self.stock))
             if not self.piles[WASTE]:
-                return "nothing to recycle: the waste is empty"
+                return Reason("waste_empty")
             return None
         if kind == "undo":
             if self._depth:
                 return None
             if self._live:
-                return f"only the last {UNDO_LIMIT} actions can be undone"
-            return "nothing to undo"
+                return Reason("undo_limit", count=UNDO_LIMIT)
+            return Reason("nothing_to_undo")
         return self._move_reason(action.src, action.dst, action.count)
 
-    def _move_reason(self, src: int, dst: int, n: int) -> str | None:
+    def _move_reason(self, src: int, dst: int, n: int) -> Reason | None:
         piles = self.piles
         source = piles[src]
         if not source:
-            return f"{_pile_title(src)} is empty"
+            return Reason("pile_empty", pile=PILE_NAMES[src])
         if src < FIRST_COLUMN and n != 1:
-            return f"only one card at a time comes from {_pile_title(src)}"
+            return Reason("one_card_from_pile", pile=PILE_NAMES[src])
         if n > len(source):
-            return f"{_pile_title(src)} holds {_cards(len(source))}: it has no run of {n}"
+            return Reason("no_run", pile=PILE_NAMES[src], count=len(source), run=n)
         c = source[-n]
         if dst in FOUNDATIONS:
             if n != 1:
-                return "only one card at a time goes to a foundation"
+                return Reason("one_card_to_foundation")
             if src in FOUNDATIONS:
-                return "a foundation card never goes to another foundation"
+                return Reason("foundation_to_foundation")
             suit = self.foundation_suits[dst - FIRST_FOUNDATION]
             if SUIT_OF[c] != suit:
-                return (
-                    f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: "
-                    f"it holds {SUIT_NAMES[suit]}, not {SUIT_NAMES[SUIT_OF[c]]}"
+                return Reason(
+                    "wrong_suit", card=card_str(c), pile=PILE_NAMES[dst], suit=SUITS[suit]
                 )
             needed = self._needed(dst)
             if needed == c:
                 return None
             if needed < 0:
-                return f"the {SUIT_NAMES[suit]} foundation is complete"
-            if not piles[dst]:
-                return f"{SUIT_NAMES[suit]} start at {RANKS[self.base_rank]}"
-            return f"{card_str(c)} cannot go to {PILE_NAMES[dst]}: it needs {card_str(needed)} next"
+                return Reason("foundation_complete", pile=PILE_NAMES[dst], suit=SUITS[suit])
+            return Reason(
+                "not_next_rank" if piles[dst] else "not_starting_rank",
+                card=card_str(c),
+                pile=PILE_NAMES[dst],
+                target=card_str(needed),
+            )
         if dst not in COLUMNS:
-            return f"no card goes to {_pile_title(dst)}"
+            return Reason("not_a_destination", pile=PILE_NAMES[dst])
         if src == dst:
-            return "a run cannot move onto its own column"
+            return Reason("own_column")
         if self.classic:
             if src in FOUNDATIONS:
-                return "classic rules: no card is taken back from a foundation"
+                return Reason("classic_no_take_back")
             if src in COLUMNS and n != len(source):
-                return "classic rules: cards move between columns only as a whole pile"
+                return Reason("classic_whole_column")
         target = piles[dst]
         if target:
             t = target[-1]
             if FITS_ON[c][t]:
                 return None
             if RED[c] == RED[t]:
-                return f"{card_str(c)} cannot go on {card_str(t)}: same colour"
-            rank, wanted = RANKS[RANK_OF[c]], RANKS[(RANK_OF[c] + 1) % 13]
-            return (
-                f"{card_str(c)} cannot go on {card_str(t)}: "
-                f"{_article(rank)} goes on {_article(wanted)}"
+                return Reason("same_colour", card=card_str(c), target=card_str(t))
+            return Reason(
+                "not_one_rank_lower",
+                card=card_str(c),
+                target=card_str(t),
+                rank=RANKS[(RANK_OF[c] + 1) % 13],
             )
         if piles[RESERVE]:  # cannot happen: an emptied column is refilled at once
-            return f"{PILE_NAMES[dst]} is empty and waits for the reserve"
+            return Reason("empty_needs_reserve", pile=PILE_NAMES[dst])
         if self.classic and src != WASTE:
-            return "classic rules: an empty column takes only the waste's top card"
+            return Reason("classic_empty_column")
         return None
 
     def check(self, action: Action) -> None:
@@ -436,15 +532,10 @@ class Canfield:
             self._depth = min(depth + 1, UNDO_LIMIT)
         self._history.append(HistoryItem(action, entry, depth))
 
-    def push_token(self, token: str) -> Action:
-        action = Action.parse(token)
-        self.push(action)
-        return action
-
     def pop(self) -> Action:
         """Take back the last :meth:`push` exactly, whatever it was (an undo too)."""
         if not self._history:
-            raise IndexError("pop from a game with no actions")
+            raise IndexError("nothing to pop since the game was dealt or restored")
         action, entry, depth = self._history.pop()
         if action.kind == "undo":
             self._live.append(self._apply(entry.action))
@@ -530,12 +621,12 @@ class Canfield:
             return RECYCLE if self.piles[WASTE] else None
         p = PILE_BY_NAME.get(pile) if isinstance(pile, str) else None
         if p is None:
-            raise NotationError(f"no pile {pile!r} to tap: use S, R, W, F1-F4 or T1-T4")
+            raise NotationError(Reason("no_pile_to_tap", text=repr(pile)))
         cards = self.piles[p]
         if index is not None and (
             isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(cards)
         ):
-            raise NotationError(f"{PILE_NAMES[p]} has no card at index {index!r}")
+            raise NotationError(Reason("no_card_at_index", pile=PILE_NAMES[p], text=repr(index)))
         if p in FOUNDATIONS or not cards:
             return None
         top = len(cards) - 1
@@ -634,29 +725,18 @@ class Canfield:
             "legal": [a.token() for a in self.generate_legal()],
         }
 
-    def hidden_cards(self) -> set[str]:
-        """The cards a player cannot see now: the stock, and the reserve below its top."""
-        return {card_str(c) for c in self.stock} | {card_str(c) for c in self.piles[RESERVE][:-1]}
-
     def position_key(self) -> tuple[tuple[Card, ...], ...]:
-        """A hashable summary of the position (piles and stock), for searches."""
+        """A hashable summary of the position (piles and stock), for searches in one process."""
         return (*(tuple(p) for p in self.piles), tuple(self.stock))
 
-
-def _pile_title(pile: int) -> str:
-    if pile == RESERVE:
-        return "the reserve"
-    if pile == WASTE:
-        return "the waste"
-    if pile in FOUNDATIONS:
-        return f"foundation {PILE_NAMES[pile]}"
-    return f"column {PILE_NAMES[pile]}"
-
-
-def _cards(n: int) -> str:
-    return "1 card" if n == 1 else f"{n} cards"
-
-
-def _article(rank: str) -> str:
-    """``"a 7"``, ``"an 8"``, ``"an A"``: the rank letter as it is read aloud."""
-    return f"an {rank}" if rank in ("A", "8") else f"a {rank}"
+    def position_digest(self) -> str:
+        """The position under its rules as a stable key, for caches that several processes or
+        machines share: a SHA-256 hex digest of :meth:`position_key` in card text with the draw,
+        the rules, the base rank and the foundations' suits. Two games have the same digest
+        exactly when the same actions are legal in both and lead to the same positions, however
+        each got there; the counters, the undo history and the waste's face-up spread are left
+        out, since none of them changes what can be played from here."""
+        rules = f"{self.code.mode}|{RANKS[self.base_rank]}|"
+        rules += "".join(SUITS[s] for s in self.foundation_suits)
+        piles = "|".join(" ".join(card_str(c) for c in pile) for pile in self.position_key())
+        return hashlib.sha256(f"{rules}|{piles}".encode("ascii")).hexdigest()

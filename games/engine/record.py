@@ -169,11 +169,11 @@ def verify_record(record: GameRecord | str, final: dict[str, object] | None = No
     if isinstance(record, str):
         record = GameRecord.parse(record)
     game = Canfield(record.code)
-    for ply, action in enumerate(record.actions, start=1):
-        try:
-            game.push(action)
-        except EngineError as exc:
-            return Verification(False, game, ply, f"action {ply} ({action.token()}): {exc}")
+    try:
+        for _ in game.replaying(record.actions):
+            pass
+    except EngineError as exc:
+        return Verification(False, game, game.ply + 1, str(exc))
     end = len(record.actions)
     if record.score is not None and record.score != game.score:
         return Verification(

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from games.engine import Action, Canfield, DealCode, GameRecord, card_str, parse_card
+from games.engine import Action, Canfield, DealCode, GameRecord, Reason, card_str, parse_card
 from games.engine.actions import PILE_BY_NAME
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -20,6 +20,112 @@ WORKED_CODE = "CF1-D3-AAAAACL"
 WON_LINE: list[str] = GameRecord.parse((CORPUS / "won-AAAAACL.txt").read_text()).tokens
 
 Predicate = Callable[[Canfield], bool]
+
+#: A reason of every code, with its English: what the engine says, cards and piles in words.
+REASONS: list[tuple[Reason, str]] = [
+    (Reason("game_won"), "The game is won: it accepts no further action."),
+    (Reason("stock_empty"), "The stock is empty: turn the waste over instead."),
+    (Reason("stock_and_waste_empty"), "The stock and the waste are both empty."),
+    (Reason("stock_not_empty", count=1), "The stock still holds 1 card: draw instead."),
+    (Reason("waste_empty"), "Nothing to turn over: the waste is empty."),
+    (Reason("undo_limit", count=100), "Only the last 100 actions can be undone."),
+    (Reason("nothing_to_undo"), "Nothing to undo."),
+    (Reason("pile_empty", pile="R"), "The reserve is empty."),
+    (Reason("one_card_from_pile", pile="W"), "Only one card at a time comes from the waste."),
+    (Reason("no_run", pile="T1", count=8, run=9), "Column 1 holds 8 cards: it has no run of 9."),
+    (Reason("one_card_to_foundation"), "Only one card at a time goes to a foundation."),
+    (Reason("foundation_to_foundation"), "A foundation card never goes to another foundation."),
+    (
+        Reason("wrong_suit", card="QC", pile="F2", suit="S"),
+        "The queen of clubs cannot go to foundation 2: it holds spades, not clubs.",
+    ),
+    (Reason("foundation_complete", pile="F2", suit="S"), "The spades foundation is complete."),
+    (
+        Reason("not_starting_rank", card="AS", pile="F2", target="7S"),
+        "The spades foundation starts with the seven.",
+    ),
+    (
+        Reason("not_next_rank", card="4H", pile="F1", target="AH"),
+        "The four of hearts cannot go to foundation 1: it needs the ace of hearts next.",
+    ),
+    (Reason("not_a_destination", pile="W"), "No card goes to the waste."),
+    (Reason("own_column"), "A run cannot move onto its own column."),
+    (Reason("classic_no_take_back"), "Classic rules: no card is taken back from a foundation."),
+    (
+        Reason("classic_whole_column"),
+        "Classic rules: cards move between columns only as a whole pile.",
+    ),
+    (
+        Reason("same_colour", card="KD", target="2H"),
+        "The king of diamonds cannot go on the two of hearts: they are the same colour.",
+    ),
+    (
+        Reason("not_one_rank_lower", card="7H", target="TS", rank="8"),
+        "The seven of hearts cannot go on the ten of spades: a seven goes on an eight.",
+    ),
+    (
+        Reason("empty_needs_reserve", pile="T4"),
+        "Column 4 is empty and waits for the reserve.",
+    ),
+    (
+        Reason("classic_empty_column"),
+        "Classic rules: an empty column takes only the waste's top card.",
+    ),
+    (Reason("action_not_text", text="int"), "an action is a text token, not int"),
+    (
+        Reason("not_an_action", text="'R-T5'"),
+        "not an action: 'R-T5' (expected D, C, U or a move such as R-T2, T2:3-T4)",
+    ),
+    (
+        Reason("count_not_from_column", text="'R:2-T1'", pile="R"),
+        "'R:2-T1': only a column's run has a card count; R gives one card",
+    ),
+    (
+        Reason("bad_run_count", text="'T1:1-T2'", count=52),
+        "'T1:1-T2': a run count is written only for 2 to 52 cards",
+    ),
+    (Reason("same_pile", text="'T1-T1'"), "'T1-T1': source and destination are the same pile"),
+    (
+        Reason("no_pile_to_tap", text="'Z'"),
+        "no pile 'Z' to tap: use S, R, W, F1-F4 or T1-T4",
+    ),
+    (Reason("no_card_at_index", pile="T1", text="7"), "T1 has no card at index 7"),
+    (Reason("code_not_text", text="int"), "a game code is text, not int"),
+    (
+        Reason("not_three_parts", text="'nope'"),
+        "'nope' is not a game code: expected three parts like CF1-D3-AAAAACL",
+    ),
+    (
+        Reason("unknown_format", text="'CF9-D3-AAAAACL'", part="'CF9'"),
+        "'CF9-D3-AAAAACL': unknown deal format 'CF9' (CF1 or CF2)",
+    ),
+    (
+        Reason("bad_mode", text="'CF1-D4-AAAAACL'", part="'D4'"),
+        "'CF1-D4-AAAAACL': mode 'D4' must be D3 or D1 (app rules) or H3 or H1 (classic rules)",
+    ),
+    (
+        Reason("bad_letters", text="'CF1-D3-AAAAAC'", count=7),
+        "'CF1-D3-AAAAAC': the deal number must be 7 capital letters A-Z",
+    ),
+    (
+        Reason("bad_cf2_characters", text="'CF2-D3-0'", count=41),
+        "'CF2-D3-0': a CF2 deal is 41 base58 characters (1-9, A-Z and a-z without O, I and l)",
+    ),
+    (
+        Reason("check_mismatch", text="'CF2-D3-1'"),
+        "'CF2-D3-1': the check characters do not match: mistyped code?",
+    ),
+    (
+        Reason("past_last_deck", text="'CF2-D3-z'"),
+        "'CF2-D3-z': not a deal: its number is past 52! - 1",
+    ),
+]
+
+
+def hidden_cards(game: Canfield) -> set[str]:
+    """The cards the player cannot see now: the stock, and the reserve below its top."""
+    view = game.full_view()
+    return set(view["stock"]) | set(view["reserve"][1:])
 
 
 def won_prefix(plies: int) -> Canfield:

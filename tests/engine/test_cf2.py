@@ -261,17 +261,6 @@ def test_it_refuses_a_code_built_from_bad_values(args: tuple[object, ...], messa
     assert str(caught.value) == message
 
 
-def test_it_reads_only_the_formats_it_is_asked_for() -> None:
-    assert DealCode.parse(GOOD, formats=("CF2",)).format == "CF2"
-    assert DealCode.parse(WORKED_CODE, formats=("CF1",)) == DealCode(63)
-    with pytest.raises(InvalidCode) as caught:
-        DealCode.parse(GOOD, formats=("CF1",))
-    assert str(caught.value) == f"{GOOD!r}: a CF2 code, where only CF1 is accepted"
-    with pytest.raises(InvalidCode) as caught:
-        DealCode.parse(WORKED_CODE, formats=("CF2",))
-    assert str(caught.value) == f"{WORKED_CODE!r}: a CF1 code, where only CF2 is accepted"
-
-
 def test_it_still_deals_random_practice_games_as_cf1() -> None:
     assert {DealCode.random().format for _ in range(20)} == {"CF1"}
 

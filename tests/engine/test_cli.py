@@ -82,7 +82,8 @@ def test_it_overrides_the_draw_mode(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (
             ["show", WORKED_CODE, "--moves", "R-T3"],
-            "error: action 1 (R-T3): QC cannot go on QH: a Q goes on a K",
+            "error: action 1 (R-T3): The queen of clubs cannot go on the queen of hearts: "
+            "a queen goes on a king.",
         ),
         (
             ["show", WORKED_CODE, "--draw", "2"],
@@ -111,7 +112,8 @@ def test_it_exits_2_from_the_real_command() -> None:
     assert cli("show", WORKED_CODE, "--moves", "R-T1") == (
         2,
         "",
-        "error: action 1 (R-T1): QC cannot go on 6C: same colour\n",
+        "error: action 1 (R-T1): The queen of clubs cannot go on the six of clubs: "
+        "they are the same colour.\n",
     )
 
 
@@ -134,7 +136,8 @@ def test_it_exits_1_for_a_record_that_does_not_replay() -> None:
     assert json.loads(out) == {
         "ok": False,
         "ply": 2,
-        "message": "action 2 (R-T3): 8H cannot go on QH: same colour",
+        "message": "action 2 (R-T3): The eight of hearts cannot go on the queen of hearts: "
+        "they are the same colour.",
     }
 
 
@@ -221,7 +224,8 @@ def test_it_prints_the_line_as_text_by_default(capsys: pytest.CaptureFixture[str
         ),
         (
             ["solve", WORKED_CODE, "--moves", "R-T3"],
-            "error: action 1 (R-T3): QC cannot go on QH: a Q goes on a K",
+            "error: action 1 (R-T3): The queen of clubs cannot go on the queen of hearts: "
+            "a queen goes on a king.",
         ),
         (
             ["solve", WORKED_CODE, "--moves", "R-T2 Q"],

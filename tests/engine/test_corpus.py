@@ -74,7 +74,8 @@ def test_it_reports_a_corrupted_record() -> None:
     assert (result.ok, result.ply, result.message) == (
         False,
         3,
-        "action 3 (R-F1): QS cannot go to F1: it holds hearts, not spades",
+        "action 3 (R-F1): The queen of spades cannot go to foundation 1: "
+        "it holds hearts, not spades.",
     )
 
 

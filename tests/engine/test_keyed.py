@@ -21,7 +21,6 @@ from games.engine import (
     Canfield,
     DealCode,
     GameRecord,
-    InvalidCode,
     InvalidSeed,
     daily_deal_code,
     daily_seed,
@@ -148,14 +147,11 @@ def test_it_deals_every_position_uniformly() -> None:
     assert statistic(modulo_biased) > threshold
 
 
-def test_the_daily_code_is_cf2_and_cf1_refuses_it() -> None:
+def test_the_daily_code_is_cf2() -> None:
     code = daily_deal_code(SECRET, DAY, 0)
     written = str(code)
     assert code.format == "CF2" and written.startswith("CF2-D3-") and len(written) == 48
     assert DealCode.parse(written) == code
-    with pytest.raises(InvalidCode) as caught:
-        DealCode.parse(written, formats=("CF1",))
-    assert str(caught.value) == f"{written!r}: a CF2 code, where only CF1 is accepted"
     assert str(daily_deal_code(SECRET, DAY, 0, 1, "classic")).startswith("CF2-H1-")
     game = Canfield(written)
     game.push(game.generate_legal()[0])

@@ -264,7 +264,12 @@ def verification(text: str, final: dict[str, object] | None = None) -> tuple[boo
 
 def test_it_reports_the_first_illegal_action() -> None:
     text = '[Code "CF1-D3-AAAAACL"]\n\nR-T2 R-T3 D'
-    assert verification(text) == (False, 2, "action 2 (R-T3): 8H cannot go on QH: same colour")
+    assert verification(text) == (
+        False,
+        2,
+        "action 2 (R-T3): The eight of hearts cannot go on the queen of hearts: "
+        "they are the same colour.",
+    )
     assert not verify_record(text)
     assert verify_record(text).game.ply == 1  # the game as far as it went
 
@@ -296,7 +301,7 @@ def test_it_reports_an_action_after_the_win() -> None:
     assert verification(text) == (
         False,
         223,
-        "action 223 (D): the game is won: it accepts no further action",
+        "action 223 (D): The game is won: it accepts no further action.",
     )
 
 
@@ -304,7 +309,10 @@ def test_it_runs_the_python_example_in_docs_notation() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text()
     snippet = doc.split("```python\n")[1].split("```")[0]
     exec(compile(snippet, "docs/notation.md", "exec"), {})
-    assert "error: action 1 (R-T3): QC cannot go on QH: a Q goes on a K" in doc
+    assert (
+        "error: action 1 (R-T3): The queen of clubs cannot go on the queen of hearts: "
+        "a queen goes on a king." in doc
+    )
 
 
 def test_it_names_an_unknown_pile_in_a_constructed_move() -> None:

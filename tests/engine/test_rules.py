@@ -18,6 +18,7 @@ from games.engine import (
     GameOver,
     IllegalAction,
     NotationError,
+    Reason,
 )
 from games.engine.cards import FITS_ON, RANKS, SUITS
 
@@ -39,16 +40,18 @@ from .helpers import (
 WON_FOUNDATIONS = [[rank + suit for rank in "789TJQKA23456"] for suit in "HSDC"]
 
 
-def refusal(game: Canfield, token: str | Action) -> str:
-    """The message push() raises for an illegal action; asserts the game did not change."""
+def refusal(game: Canfield, token: str | Action) -> Reason:
+    """The reason push() raises for an illegal action, with its English; asserts the game did not
+    change."""
     action = Action.parse(token) if isinstance(token, str) else token
     before = game.full_view()
     with pytest.raises(IllegalAction) as caught:
         game.push(action)
     assert game.full_view() == before
-    assert game.reason(action) == str(caught.value)
+    assert game.reason(action) == caught.value.reason is not None
+    assert str(caught.value) == str(caught.value.reason)
     assert action not in game.legal_moves
-    return str(caught.value)
+    return caught.value.reason
 
 
 def counters(game: Canfield) -> dict[str, int]:
@@ -82,7 +85,7 @@ def test_it_orders_the_foundations_base_suit_first_then_s_h_d_c(base_suit: str, 
 
 def test_it_lets_only_the_starting_rank_start_a_foundation() -> None:
     game = Canfield(WORKED_CODE)  # base card 7H; AS lies in T4
-    assert refusal(game, "T4-F2") == "spades start at 7"
+    assert refusal(game, "T4-F2") == Reason("not_starting_rank", card="AS", pile="F2", target="7S")
     game = first_won_ply(lambda g: any(a.dst_name == "F2" for a in g.legal_moves))
     assert game.full_view()["foundations"][1] == []
     game.push(next(a for a in game.legal_moves if a.dst_name == "F2"))
@@ -91,13 +94,13 @@ def test_it_lets_only_the_starting_rank_start_a_foundation() -> None:
 
 def test_it_keeps_each_foundation_to_its_suit() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, "R-F2") == "QC cannot go to F2: it holds spades, not clubs"
-    assert refusal(game, "T3-F4") == "QH cannot go to F4: it holds clubs, not hearts"
+    assert refusal(game, "R-F2") == Reason("wrong_suit", card="QC", pile="F2", suit="S")
+    assert refusal(game, "T3-F4") == Reason("wrong_suit", card="QH", pile="F4", suit="C")
 
 
 def test_it_builds_a_foundation_up_one_rank_at_a_time() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, "T3-F1") == "QH cannot go to F1: it needs 8H next"
+    assert refusal(game, "T3-F1") == Reason("not_next_rank", card="QH", pile="F1", target="8H")
     game.push(Action.parse("R-T2"))
     game.push(Action.parse("R-F1"))
     assert game.full_view()["foundations"][0] == ["7H", "8H"]
@@ -107,7 +110,7 @@ def test_it_follows_a_king_with_an_ace_on_a_foundation() -> None:
     game = first_won_ply(
         lambda g: top(g, "F1") == "KH" and any(a.dst_name == "F1" for a in g.legal_moves)
     )
-    assert refusal(game, "T2-F1") == "4H cannot go to F1: it needs AH next"
+    assert refusal(game, "T2-F1") == Reason("not_next_rank", card="4H", pile="F1", target="AH")
     game.push(next(a for a in game.legal_moves if a.dst_name == "F1"))
     assert game.full_view()["foundations"][0] == [
         "7H", "8H", "9H", "TH", "JH", "QH", "KH", "AH",
@@ -121,24 +124,21 @@ def test_it_refuses_a_card_for_a_complete_foundation() -> None:
     game = impossible_position(
         Canfield(WORKED_CODE), F2=[rank + "S" for rank in "789TJQKA23456"], T1=["7S"]
     )
-    assert game.reason(Action.parse("T1-F2")) == "the spades foundation is complete"
+    assert game.reason(Action.parse("T1-F2")) == Reason("foundation_complete", pile="F2", suit="S")
 
 
 def test_it_never_moves_a_card_from_foundation_to_foundation() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, Action.move("F1", "F2")) == (
-        "a foundation card never goes to another foundation"
-    )
+    assert refusal(game, Action.move("F1", "F2")) == Reason("foundation_to_foundation")
     with pytest.raises(NotationError) as caught:
         Action.parse("F1-F2")
     assert str(caught.value) == "'F1-F2': a foundation card never goes to another foundation"
+    assert caught.value.reason == Reason("foundation_to_foundation", text="'F1-F2'")
 
 
 def test_it_sends_only_one_card_at_a_time_to_a_foundation() -> None:
     game = won_prefix(3)  # T4: AS KH QC
-    assert refusal(game, Action.move("T4", "F1", 2)) == (
-        "only one card at a time goes to a foundation"
-    )
+    assert refusal(game, Action.move("T4", "F1", 2)) == Reason("one_card_to_foundation")
 
 
 # -- columns -------------------------------------------------------------------------------------
@@ -161,25 +161,33 @@ def test_it_puts_a_king_on_an_ace_of_the_other_colour() -> None:
 
 def test_it_refuses_a_card_of_the_same_colour() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, "R-T1") == "QC cannot go on 6C: same colour"
+    assert refusal(game, "R-T1") == Reason("same_colour", card="QC", target="6C")
 
 
 def test_it_refuses_a_card_of_the_wrong_rank() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, "R-T3") == "QC cannot go on QH: a Q goes on a K"
+    assert refusal(game, "R-T3") == Reason("not_one_rank_lower", card="QC", target="QH", rank="K")
 
 
 @pytest.mark.parametrize(
-    ("rank", "phrase"),
-    [("8", "an 8 goes on a 9"), ("A", "an A goes on a 2"), ("7", "a 7 goes on an 8")],
+    ("rank", "wanted", "phrase"),
+    [
+        ("8", "9", "an eight goes on a nine"),
+        ("A", "2", "an ace goes on a two"),
+        ("7", "8", "a seven goes on an eight"),
+        ("K", "A", "a king goes on an ace"),
+    ],
 )
-def test_it_names_the_wanted_rank_with_its_article(rank: str, phrase: str) -> None:
+def test_it_names_the_wanted_rank_with_its_article(rank: str, wanted: str, phrase: str) -> None:
     def reserve_top_misfits_on_t1(g: Canfield) -> bool:
         card, onto = top(g, "R"), top(g, "T1")
         return card[0] == rank and is_red(card) != is_red(onto) and not spec_fits(card, onto)
 
     game = first_deal(reserve_top_misfits_on_t1)
-    assert refusal(game, "R-T1") == f"{top(game, 'R')} cannot go on {top(game, 'T1')}: {phrase}"
+    card, onto = top(game, "R"), top(game, "T1")
+    reason = refusal(game, "R-T1")
+    assert reason == Reason("not_one_rank_lower", card=card, target=onto, rank=wanted)
+    assert str(reason).endswith(f": {phrase}.")
 
 
 def test_it_moves_the_tail_of_a_column_as_one_run() -> None:
@@ -191,9 +199,11 @@ def test_it_moves_the_tail_of_a_column_as_one_run() -> None:
         ["5S", "4D"],
     ]
     assert legal_tokens(game) == ["F2-T2", "F4-T2", "T1:6-T3", "T2:4-T4", "D", "U"]
-    assert refusal(game, "T1:7-T3") == "5H cannot go on 5D: same colour"
-    assert refusal(game, "T1:5-T3") == "3H cannot go on 5D: same colour"
-    assert refusal(game, "T1:4-T3") == "2C cannot go on 5D: a 2 goes on a 3"
+    assert refusal(game, "T1:7-T3") == Reason("same_colour", card="5H", target="5D")
+    assert refusal(game, "T1:5-T3") == Reason("same_colour", card="3H", target="5D")
+    assert refusal(game, "T1:4-T3") == Reason(
+        "not_one_rank_lower", card="2C", target="5D", rank="3"
+    )
     game.push(Action.parse("T1:6-T3"))
     assert game.full_view()["columns"] == [
         ["6C", "5H"],
@@ -205,40 +215,36 @@ def test_it_moves_the_tail_of_a_column_as_one_run() -> None:
 
 def test_it_refuses_a_run_longer_than_the_column() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, "T1:2-T2") == "column T1 holds 1 card: it has no run of 2"
+    assert refusal(game, "T1:2-T2") == Reason("no_run", pile="T1", count=1, run=2)
     game = won_prefix(143)
-    assert refusal(game, "T1:9-T3") == "column T1 holds 8 cards: it has no run of 9"
+    assert refusal(game, "T1:9-T3") == Reason("no_run", pile="T1", count=8, run=9)
 
 
 def test_it_refuses_a_move_from_an_empty_pile() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, "W-T1") == "the waste is empty"
-    assert refusal(game, "F2-T1") == "foundation F2 is empty"
+    assert refusal(game, "W-T1") == Reason("pile_empty", pile="W")
+    assert refusal(game, "F2-T1") == Reason("pile_empty", pile="F2")
     game = won_prefix(194)  # reserve used up; T1 and T2 empty
-    assert refusal(game, "R-T3") == "the reserve is empty"
-    assert refusal(game, "T1-T3") == "column T1 is empty"
+    assert refusal(game, "R-T3") == Reason("pile_empty", pile="R")
+    assert refusal(game, "T1-T3") == Reason("pile_empty", pile="T1")
 
 
-@pytest.mark.parametrize(
-    ("src", "title"), [("R", "the reserve"), ("W", "the waste"), ("F1", "foundation F1")]
-)
-def test_it_takes_only_one_card_from_the_reserve_waste_or_a_foundation(
-    src: str, title: str
-) -> None:
+@pytest.mark.parametrize("src", ["R", "W", "F1"])
+def test_it_takes_only_one_card_from_the_reserve_waste_or_a_foundation(src: str) -> None:
     game = won_prefix(8)  # the waste holds cards
-    assert refusal(game, Action.move(src, "T3", 2)) == f"only one card at a time comes from {title}"
+    assert refusal(game, Action.move(src, "T3", 2)) == Reason("one_card_from_pile", pile=src)
 
 
 def test_it_puts_no_card_on_the_reserve_or_the_waste() -> None:
     # Action.move() and Action.parse() cannot even name these; a hand-made Action can.
     game = Canfield(WORKED_CODE)
-    assert refusal(game, Action("move", 6, 0, 1)) == "no card goes to the reserve"
-    assert refusal(game, Action("move", 6, 1, 1)) == "no card goes to the waste"
+    assert refusal(game, Action("move", 6, 0, 1)) == Reason("not_a_destination", pile="R")
+    assert refusal(game, Action("move", 6, 1, 1)) == Reason("not_a_destination", pile="W")
 
 
 def test_it_refuses_a_run_onto_its_own_column() -> None:
     game = Canfield(WORKED_CODE)
-    assert refusal(game, Action("move", 7, 7, 1)) == "a run cannot move onto its own column"
+    assert refusal(game, Action("move", 7, 7, 1)) == Reason("own_column")
 
 
 # -- the reserve refills an emptied column -------------------------------------------------------
@@ -302,7 +308,7 @@ def test_it_keeps_an_empty_column_waiting_while_the_reserve_has_cards() -> None:
     # No game can reach this: a column emptied while the reserve holds cards is refilled at
     # once. A defensive message, built by hand.
     game = impossible_position(Canfield(WORKED_CODE), T1=[])
-    assert game.reason(Action.parse("R-T1")) == "T1 is empty and waits for the reserve"
+    assert game.reason(Action.parse("R-T1")) == Reason("empty_needs_reserve", pile="T1")
 
 
 # -- take-backs ----------------------------------------------------------------------------------
@@ -331,8 +337,9 @@ def test_it_takes_back_the_base_card_and_scores_it_when_placed_again() -> None:
     game.push(take_back)
     assert game.full_view()["foundations"][0] == []
     assert game.score == 0
-    suit_name = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}[base[1]]
-    assert refusal(game, "R-F1") == f"{suit_name} start at {base[0]}"
+    assert refusal(game, "R-F1") == Reason(
+        "not_starting_rank", card=top(game, "R"), pile="F1", target=base
+    )
     game.push(Action.move(take_back.dst, "F1"))
     assert game.full_view()["foundations"][0] == [base]
     assert game.score == 5
@@ -350,11 +357,11 @@ def test_it_draws_three_cards_and_fewer_when_fewer_remain() -> None:
     for _ in range(10):
         game.push(DRAW)
     assert game.player_view()["stock"] == {"count": 1}
-    assert refusal(game, "C") == "the stock still holds 1 card: draw instead"
+    assert refusal(game, "C") == Reason("stock_not_empty", count=1)
     game.push(DRAW)
     assert game.full_view()["waste"] == stock
     assert game.player_view()["waste"] == {"count": 34, "cards": ["6D"]}  # the last card alone
-    assert refusal(game, "D") == "the stock is empty: recycle the waste instead"
+    assert refusal(game, "D") == Reason("stock_empty")
 
 
 def test_it_draws_one_card_in_draw_one() -> None:
@@ -368,7 +375,7 @@ def test_it_draws_one_card_in_draw_one() -> None:
 
 
 def test_it_refuses_to_recycle_a_full_stock() -> None:
-    assert refusal(Canfield(WORKED_CODE), "C") == "the stock still holds 34 cards: draw instead"
+    assert refusal(Canfield(WORKED_CODE), "C") == Reason("stock_not_empty", count=34)
 
 
 def test_it_recycles_the_waste_so_the_next_pass_deals_in_the_same_order() -> None:
@@ -408,8 +415,8 @@ def test_it_refuses_to_draw_or_recycle_when_stock_and_waste_are_both_empty() -> 
     game = won_prefix(216)
     assert game.player_view()["stock"] == {"count": 0}
     assert game.player_view()["waste"] == {"count": 0, "cards": []}
-    assert refusal(game, "D") == "the stock and the waste are both empty"
-    assert refusal(game, "C") == "nothing to recycle: the waste is empty"
+    assert refusal(game, "D") == Reason("stock_and_waste_empty")
+    assert refusal(game, "C") == Reason("waste_empty")
 
 
 # -- score ---------------------------------------------------------------------------------------
@@ -440,7 +447,7 @@ def test_it_accepts_nothing_once_the_game_is_won(token: str) -> None:
     game = won_prefix(len(WON_LINE))
     with pytest.raises(GameOver) as caught:
         game.push(Action.parse(token))
-    assert str(caught.value) == "the game is won: it accepts no further action"
+    assert caught.value.reason == Reason("game_won")
     with pytest.raises(GameOver):
         game.check(Action.parse(token))
     assert isinstance(caught.value, IllegalAction)
@@ -450,7 +457,7 @@ def test_it_accepts_nothing_once_the_game_is_won(token: str) -> None:
 
 
 def test_it_has_nothing_to_undo_at_the_start() -> None:
-    assert refusal(Canfield(WORKED_CODE), "U") == "nothing to undo"
+    assert refusal(Canfield(WORKED_CODE), "U") == Reason("nothing_to_undo")
 
 
 def test_it_undoes_the_last_100_actions_and_refuses_the_101st() -> None:
@@ -468,11 +475,11 @@ def test_it_undoes_the_last_100_actions_and_refuses_the_101st() -> None:
         "foundation_cards": 1,
         "undo_depth": 0,
     }
-    assert refusal(game, "U") == "only the last 100 actions can be undone"
+    assert refusal(game, "U") == Reason("undo_limit", count=100)
     assert "U" not in legal_tokens(game)
     game.push(DRAW if DRAW in game.legal_moves else RECYCLE)
     game.push(UNDO)
-    assert refusal(game, "U") == "only the last 100 actions can be undone"
+    assert refusal(game, "U") == Reason("undo_limit", count=100)
 
 
 def test_it_restores_score_and_counters_on_undo() -> None:
@@ -561,7 +568,7 @@ def test_it_moves_only_whole_piles_between_columns_in_classic() -> None:
     first, second = (t for t in ("T1", "T2", "T3", "T4") if spec_fits(top(app, "R"), top(app, t)))
     game = Canfield.replay(code, [f"R-{first}"])  # now the reserve's card also fits on `second`
     tail = f"{first}-{second}"
-    assert refusal(game, tail) == "classic rules: cards move between columns only as a whole pile"
+    assert refusal(game, tail) == Reason("classic_whole_column")
     app.push(Action.parse(f"R-{first}"))
     assert tail in legal_tokens(app)
 
@@ -590,7 +597,7 @@ def test_it_takes_no_card_back_from_a_foundation_in_classic() -> None:
     app = first_deal(lambda g: any(a.src_name == "F1" for a in g.legal_moves))
     take_back = next(a for a in app.legal_moves if a.src_name == "F1")
     game = Canfield(DealCode(app.code.number, 3, "classic"))
-    assert refusal(game, take_back) == "classic rules: no card is taken back from a foundation"
+    assert refusal(game, take_back) == Reason("classic_no_take_back")
 
 
 def test_it_fills_an_empty_column_only_from_the_waste_in_classic() -> None:
@@ -598,13 +605,9 @@ def test_it_fills_an_empty_column_only_from_the_waste_in_classic() -> None:
     assert game.full_view()["reserve"] == []
     assert [len(c) for c in game.full_view()["columns"]] == [7, 5, 3, 0]
     assert legal_tokens(game) == ["W-T4", "D", "U"]
-    assert refusal(game, "T3:3-T4") == (
-        "classic rules: an empty column takes only the waste's top card"
-    )
-    assert refusal(game, "T3:2-T4") == (
-        "classic rules: cards move between columns only as a whole pile"
-    )
-    assert refusal(game, "F1-T4") == "classic rules: no card is taken back from a foundation"
+    assert refusal(game, "T3:3-T4") == Reason("classic_empty_column")
+    assert refusal(game, "T3:2-T4") == Reason("classic_whole_column")
+    assert refusal(game, "F1-T4") == Reason("classic_no_take_back")
     app = Canfield.replay("CF1-D3-AAAAAAB", game.history)  # the same position under the app's rules
     assert [t for t in legal_tokens(app) if t.endswith("-T4")] == [
         "W-T4",
@@ -650,5 +653,8 @@ def test_it_raises_the_reason_from_check() -> None:
     game = Canfield(WORKED_CODE)
     with pytest.raises(IllegalAction) as caught:
         game.check(Action.parse("R-T1"))
-    assert str(caught.value) == "QC cannot go on 6C: same colour"
+    assert caught.value.reason == Reason("same_colour", card="QC", target="6C")
+    assert str(caught.value) == (
+        "The queen of clubs cannot go on the six of clubs: they are the same colour."
+    )
     game.check(Action.parse("R-T2"))  # legal: no exception

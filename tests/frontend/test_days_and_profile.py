@@ -24,7 +24,8 @@ def add_past_days(database: Path, n: int) -> None:
     with sqlite3.connect(database) as db:
         db.executemany(
             "INSERT OR IGNORE INTO leaderboard_dailydeal"
-            " (date, seq, players, winners, code, outcome) VALUES (?, 0, 0, 0, ?, 'legacy')",
+            " (date, seq, players, winners, code, outcome, dealing_error)"
+            " VALUES (?, 0, 0, 0, ?, 'legacy', '')",
             [((today - dt.timedelta(days=2 + i)).isoformat(), CODE) for i in range(n)],
         )
 

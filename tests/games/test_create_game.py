@@ -119,8 +119,9 @@ def test_it_refuses_a_bad_code(owner_api):
     assert response.status_code == 400
     assert response.json() == {
         "code": "invalid_code",
-        "message": "'CF1-D4-AAAAACL': mode 'D4' must be D3 or D1 (app rules) or H3 or H1 "
-        "(classic rules)",
+        "reason": "bad_mode",
+        "message": "'CF1-D4-AAAAACL': the mode must be D3 or D1 (standard rules) or H3 or H1 "
+        "(classic rules).",
     }
     assert not Game.objects.exists()
 

@@ -12,6 +12,7 @@ import pytest
 from games import services
 from games.engine import DealCode
 from games.models import Game
+from tests.engine.helpers import hidden_cards
 from tests.games.helpers import act, engine_after, utc_today
 
 TAP_PILES = ["S", "R", "W", "F1", "F2", "F3", "F4", "T1", "T2", "T3", "T4"]
@@ -24,7 +25,7 @@ def shown(text: str, card: str) -> bool:
 def assert_hides(body: bytes | str, code: str, tokens: list[str]) -> None:
     """``body`` shows none of the cards hidden after ``tokens``."""
     text = body.decode() if isinstance(body, bytes) else body
-    hidden = engine_after(code, tokens).hidden_cards()
+    hidden = hidden_cards(engine_after(code, tokens))
     assert hidden, "a position with nothing hidden proves nothing"
     leaked = sorted(card for card in hidden if shown(text, card))
     assert leaked == [], f"hidden cards {leaked} in {text}"

@@ -162,7 +162,11 @@ def test_it_refuses_a_tap_on_a_card_that_is_not_there(owner_api, game):
     response = act(owner_api, game.pk, 0, tap="T1", index=3)
 
     assert response.status_code == 400
-    assert response.json() == {"code": "bad_notation", "message": "T1 has no card at index 3"}
+    assert response.json() == {
+        "code": "bad_notation",
+        "reason": "no_card_at_index",
+        "message": "Column 1 has no card at index 3.",
+    }
 
 
 # --- refusals -------------------------------------------------------------------------------
@@ -174,7 +178,8 @@ def test_it_refuses_bad_notation(owner_api, game):
     assert response.status_code == 400
     assert response.json() == {
         "code": "bad_notation",
-        "message": "not an action: 'R-T5' (expected D, C, U or a move such as R-T2, T2:3-T4)",
+        "reason": "not_an_action",
+        "message": "'R-T5' is not an action: expected D, C, U or a move such as R-T2 or T2:3-T4.",
     }
     assert logged(game) == []
 
@@ -189,7 +194,7 @@ def test_it_refuses_bad_notation_whatever_the_ply(owner_api, game):
 @pytest.mark.parametrize(
     ("tokens", "token"),
     [
-        ([], "R-F4"),  # QC: clubs start at 7
+        ([], "R-F4"),  # QC: the clubs foundation starts with the 7
         ([], "T1-T2"),  # 6C on KH
         ([], "C"),  # the stock is not empty
         ([], "U"),  # nothing to undo
@@ -200,12 +205,16 @@ def test_it_refuses_an_illegal_action_with_the_engines_reason(owner_api, game, t
     play_tokens(game, tokens)
     before = expected_game(game, tokens)
     reason = engine_after(CODE, tokens).reason(Action.parse(token))
+    assert reason is not None
 
     response = act(owner_api, game.pk, len(tokens), action=token)
 
     assert response.status_code == 400
-    assert response.json() == {"code": "illegal_action", "message": reason}
-    assert reason
+    assert response.json() == {
+        "code": "illegal_action",
+        "reason": reason.code,
+        "message": str(reason),  # (the API's English is the engine's: tests/i18n)
+    }
     assert expected_game(game, tokens) == before  # nothing changed
     assert logged(game) == list(enumerate(tokens))
 
@@ -213,7 +222,11 @@ def test_it_refuses_an_illegal_action_with_the_engines_reason(owner_api, game, t
 def test_it_says_why_an_action_is_illegal(owner_api, game):
     response = act(owner_api, game.pk, 0, action="R-F4")
 
-    assert response.json() == {"code": "illegal_action", "message": "clubs start at 7"}
+    assert response.json() == {
+        "code": "illegal_action",
+        "reason": "not_starting_rank",
+        "message": "The clubs foundation starts with the seven.",
+    }
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,8 @@ def reversed_stock(state):
         ),
         (
             lambda g: LoggedAction.objects.filter(game=g, ply=1).update(token="R-F2"),
-            "action 2 (R-F2): 8H cannot go to F2: it holds spades, not hearts",
+            "action 2 (R-F2): The eight of hearts cannot go to foundation 2: "
+            "it holds spades, not hearts.",
         ),
         (
             lambda g: LoggedAction.objects.filter(game=g, ply=2).delete(),

@@ -19,19 +19,22 @@ from rest_framework.test import APIClient
 from canfield_site.accounts.models import LanguagePreference
 from canfield_site.asgi import application
 from games import services
+from games.engine import Reason
+from games.reasons import describe
 from tests.conftest import PASSWORD
 from tests.games.helpers import CODE
 
 #: The worked example's deal: the reserve's queen of clubs (QC) may go neither on column 1's six
 #: of clubs (6C) nor on column 3's queen of hearts (QH); refused in each language, same code.
+#: (action, language) -> the refusal's reason and message, on the worked example's deal.
 REFUSALS = {
-    ("R-T1", "en"): "QC cannot go on 6C: same colour",
+    ("R-T1", "en"): "The queen of clubs cannot go on the six of clubs: they are the same colour.",
     ("R-T1", "tr"): "Sinek kızı, sinek altılısı üzerine konamaz: ikisi aynı renk.",
     ("R-T1", "fi"): "Risti kuningatar ei voi mennä kortin risti 6 päälle: ne ovat samanvärisiä.",
     ("R-T1", "sq"): (
         "Çikë spathi nuk mund të vihet mbi gjashtëshe spathi: janë me të njëjtën ngjyrë."
     ),
-    ("R-T3", "en"): "QC cannot go on QH: a Q goes on a K",
+    ("R-T3", "en"): "The queen of clubs cannot go on the queen of hearts: a queen goes on a king.",
     ("R-T3", "tr"): "Sinek kızı, kupa kızı üzerine konamaz: kız ancak papaz üzerine konur.",
     ("R-T3", "fi"): (
         "Risti kuningatar ei voi mennä kortin hertta kuningatar päälle: kuningatar menee vain "
@@ -39,6 +42,7 @@ REFUSALS = {
     ),
     ("R-T3", "sq"): "Çikë spathi nuk mund të vihet mbi çikë kupë: çikë vihet vetëm mbi mbret.",
 }
+REASON_OF = {"R-T1": "same_colour", "R-T3": "not_one_rank_lower"}
 
 
 def home_heading(client: Client, **headers: Any) -> tuple[str, str]:
@@ -173,7 +177,11 @@ def test_an_illegal_move_is_refused_in_the_request_language_with_the_same_code(
         HTTP_ACCEPT_LANGUAGE=language,
     )
     assert response.status_code == 400
-    assert response.json() == {"code": "illegal_action", "message": REFUSALS[action, language]}
+    assert response.json() == {
+        "code": "illegal_action",
+        "reason": REASON_OF[action],
+        "message": REFUSALS[action, language],
+    }
 
 
 @pytest.mark.parametrize(
@@ -253,19 +261,25 @@ def test_wrong_credentials_are_refused_in_finnish(owner: User, api: APIClient) -
     }
 
 
-#: ngettext's forms for 1, 2 and 5 of "%(count)d card", in each language.
+#: The stock still holding 1, 2 and 5 cards (ngettext's forms), in each language.
 PLURALS = {
-    "en": ["1 card", "2 cards", "5 cards"],
-    "tr": ["1 kart", "2 kart", "5 kart"],  # Turkish: the singular after any number
-    "fi": ["1 kortti", "2 korttia", "5 korttia"],
-    "sq": ["1 kartë", "2 karta", "5 karta"],
+    "en": [f"The stock still holds {n}: draw instead." for n in ("1 card", "2 cards", "5 cards")],
+    # Turkish: the singular after any number
+    "tr": [f"Çekme destesinde hâlâ {n} kart var: bunun yerine kart çekin." for n in (1, 2, 5)],
+    "fi": [
+        f"Nostopakassa on vielä {n}: nosta sen sijaan."
+        for n in ("1 kortti", "2 korttia", "5 korttia")
+    ],
+    "sq": [
+        f"Grumbulli i tërheqjes ka ende {n}: tërhiqni." for n in ("1 kartë", "2 karta", "5 karta")
+    ],
 }
 
 
 @pytest.mark.parametrize("language", sorted(PLURALS))
 def test_plural_forms_for_one_two_and_five(language: str) -> None:
     with translation.override(language):
-        got = [ngettext("%(count)d card", "%(count)d cards", n) % {"count": n} for n in (1, 2, 5)]
+        got = [describe(Reason("stock_not_empty", count=n)) for n in (1, 2, 5)]
     assert got == PLURALS[language]
 
 

@@ -24,6 +24,7 @@ from games.engine import Canfield, GameRecord
 from games.models import Game
 from leaderboard import services
 from leaderboard.models import DailyDeal
+from tests.engine.helpers import hidden_cards as engine_hidden_cards
 
 CODE = "CF1-D3-AAAAACL"
 CORPUS = Path(__file__).resolve().parent.parent / "engine" / "corpus" / "won-AAAAACL.txt"
@@ -99,10 +100,8 @@ def attempt(user: User, tokens: Iterable[str] = (), clock: Any | None = None, st
 
 def hidden_cards(game: Game) -> set[str]:
     """The cards ``game``'s player cannot see now (stock, reserve below its top)."""
-    engine = Canfield(game.deal_code)
-    for token in game.log.order_by("ply").values_list("token", flat=True):
-        engine.push_token(token)
-    return engine.hidden_cards()
+    tokens = game.log.order_by("ply").values_list("token", flat=True)
+    return engine_hidden_cards(Canfield.replay(game.deal_code, tokens))
 
 
 def quoted(cards: Iterable[str]) -> list[str]:

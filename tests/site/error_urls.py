@@ -13,6 +13,14 @@ from rest_framework.permissions import AllowAny
 from canfield_site.api_errors import ApiError
 
 
+class Refused(Exception):
+    """A domain error of no app, which the site answers only once it is registered."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def failing(exc):
     @api_view(["GET"])
     @permission_classes([AllowAny])
@@ -49,6 +57,7 @@ urlpatterns = [
         failing(DjangoValidationError({"code": ["Not a deal code."]})),
     ),
     path("api/crash/", failing(RuntimeError("boom"))),
+    path("api/refused/", failing(Refused("over_quota"))),
     path("api/nested/", nested),
     path("", include("canfield_site.urls")),
 ]

@@ -1,9 +1,73 @@
 """Every API error is {"code": ..., "message": ...}, whoever raises it."""
 
+import re
+from pathlib import Path
+
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
+from canfield_site import api_errors
+from games.engine import REASON_CODES
+from games.engine.reasons import DEAL_CODE_CODES, NOTATION_CODES, RULE_CODES
+from tests.site.error_urls import Refused
+
 pytestmark = pytest.mark.urls("tests.site.error_urls")
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """The site's registry of domain errors, restored after the test."""
+    monkeypatch.setattr(api_errors, "STATUS", dict(api_errors.STATUS))
+    monkeypatch.setattr(api_errors, "_BODIES", dict(api_errors._BODIES))
+
+
+def test_it_answers_a_registered_domain_error_at_its_codes_status(api, registry):
+    api_errors.register_statuses({"over_quota": 429})
+    api_errors.register_error(Refused, lambda exc: {"code": exc.code, "message": "No.", "left": 0})
+
+    response = api.get("/api/refused/")
+
+    assert response.status_code == 429
+    assert response.json() == {"code": "over_quota", "message": "No.", "left": 0}
+
+
+def test_it_knows_no_domain_error_that_no_app_registered(db, registry):
+    client = Client(raise_request_exception=False)
+
+    response = client.get("/api/refused/")
+
+    assert response.status_code == 500
+    assert response.json() == {"code": "server_error", "message": "Internal server error."}
+
+
+def test_two_apps_may_register_a_code_with_one_status_only(registry):
+    api_errors.register_statuses({"not_found": 404})
+    assert api_errors.STATUS["not_found"] == 404
+    with pytest.raises(ImproperlyConfigured, match="not_found"):
+        api_errors.register_statuses({"not_found": 410})
+
+
+def test_the_api_doc_lists_every_code_with_its_status():
+    rows = re.findall(r"^\| (\d{3}) \| `(\w+)` \|", API_DOC.read_text(), re.MULTILINE)
+    documented = {code: int(status) for status, code in rows}
+    assert {code: documented.get(code) for code in api_errors.STATUS} == api_errors.STATUS
+
+
+def test_the_api_doc_lists_every_reason_with_its_error_code():
+    rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \|", API_DOC.read_text(), re.MULTILINE)
+    error_of: dict[str, str] = {
+        **{code: "illegal_action" for code in RULE_CODES},
+        **{code: "bad_notation" for code in NOTATION_CODES},
+        **{code: "invalid_code" for code in DEAL_CODE_CODES},
+    }
+    # (two rules refuse a token too: a foundation to another, a run to a foundation)
+    both = {
+        ("bad_notation", "foundation_to_foundation"),
+        ("bad_notation", "one_card_to_foundation"),
+    }
+    assert sorted(rows) == sorted({(error_of[code], code) for code in REASON_CODES} | both)
 
 
 def test_it_answers_an_api_error_with_its_status_code_and_extras(api):

@@ -1,18 +1,28 @@
 """The apps depend one way (STYLE.md): ``games.engine`` ← ``games`` ← ``leaderboard`` ←
 ``frontend``, with ``canfield_site`` wiring them. The HTTP layer (DRF, drf-spectacular and the
-site's API code) is imported only by the apps' ``api`` packages."""
+site's API code) is imported only by the apps' ``api`` packages; the site imports no app but in
+its wiring (URLs, settings, the ASGI application), and the apps give it what it needs of them
+(their error tables) from their ``AppConfig.ready``. What both sides share is a module of the
+standard library alone (``canfield_site.formats``)."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HTTP = ("rest_framework", "drf_spectacular", "canfield_site")
-#: What the apps may use of ``canfield_site`` that is not HTTP: the bounded connections to Redis.
+APPS = ("games", "leaderboard", "frontend")
+#: The site's modules that every layer may import: standard library only (tested below).
+SHARED = ("canfield_site.formats",)
+#: What else the apps may use of ``canfield_site``, which is not HTTP: the bounded connections to
+#: Redis (redis-py and Django's settings).
 NOT_HTTP = ("canfield_site.redis_bounds",)
+#: The site's wiring, which names the apps: its URLs, its settings, its ASGI application.
+WIRING = ("urls.py", "settings.py", "asgi.py")
 
 
 def imports_of(path: Path) -> set[str]:
@@ -45,7 +55,7 @@ def offenders(paths: list[Path], forbidden: tuple[str, ...]) -> dict[str, list[s
         bad = sorted(
             m
             for m in imports_of(path)
-            if (m.split(".")[0] in forbidden or m in forbidden) and m not in NOT_HTTP
+            if (m.split(".")[0] in forbidden or m in forbidden) and m not in SHARED + NOT_HTTP
         )
         if bad:
             found[str(path.relative_to(ROOT))] = bad
@@ -77,3 +87,28 @@ def test_the_check_sees_the_http_layer_where_it_is_allowed():
             "rest_framework",
         ]
     }
+
+
+def test_the_site_imports_no_app_outside_its_wiring():
+    assert offenders(modules("canfield_site", outside=WIRING), APPS) == {}
+
+
+def test_the_check_sees_the_site_s_wiring():
+    assert offenders([ROOT / "canfield_site" / "asgi.py"], APPS) == {
+        "canfield_site/asgi.py": ["leaderboard", "leaderboard.routing"]
+    }
+
+
+@pytest.mark.parametrize("module", SHARED)
+def test_what_every_layer_shares_is_the_standard_library_alone(module):
+    path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    imported = {m.split(".")[0] for m in imports_of(path)}
+    assert imported and imported <= set(sys.stdlib_module_names) | {"__future__"}
+
+
+def test_the_apps_register_their_error_tables_with_the_site():
+    from canfield_site.api_errors import STATUS
+    from games.api.errors import STATUS as GAMES
+    from leaderboard.api.errors import STATUS as LEADERBOARD
+
+    assert STATUS == {**GAMES, **LEADERBOARD}

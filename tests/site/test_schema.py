@@ -40,8 +40,17 @@ def test_it_describes_signup_and_its_errors(api):
         "Every error: a stable machine-readable `code` and a `message` for people."
     )
     assert error["required"] == ["code", "message"]
-    assert set(error["properties"]) == {"code", "message", "fields", "retry_after", "ply"}
+    assert set(error["properties"]) == {
+        "code",
+        "message",
+        "fields",
+        "retry_after",
+        "ply",
+        "reason",
+    }
     assert error["properties"]["fields"]["type"] == "object"
+    assert error["properties"]["reason"]["type"] == "string"
+    assert "docs/api.md" in error["properties"]["reason"]["description"]
     assert set(schema["components"]["securitySchemes"]) == {"tokenAuth", "cookieAuth"}
 
 

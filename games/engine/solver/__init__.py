@@ -151,11 +151,9 @@ def shorten(
     does not win."""
     game = game_or_code if isinstance(game_or_code, Canfield) else Canfield(game_or_code)
     actions = [Action.parse(a) if isinstance(a, str) else a for a in line]
-    scratch = Canfield(game.code)
-    scratch.piles = [list(pile) for pile in game.piles]
-    scratch.stock = list(game.stock)
-    for action in actions:
-        scratch.push(action)
+    scratch = game.copy()
+    for _ in scratch.replaying(actions):
+        pass
     if not scratch.is_won():
         raise ValueError("the line does not win")
     if max_positions is None and seconds is None:

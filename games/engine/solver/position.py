@@ -452,12 +452,16 @@ class Rules:
 
 def real_actions(game: Canfield, rules: Rules, moves: list[Move]) -> list[Action]:
     """The moves of a line found from ``game``'s position, as the engine's actions in real
-    column numbers, with the draws and recycles before each waste move."""
-    piles = [list(pile) for pile in game.piles]
-    talon = piles[1] + game.stock[::-1]
-    p = len(piles[1])
-    draw = rules.draw
+    column numbers, with the draws and recycles before each waste move: played on a copy of
+    ``game``, which checks each of them."""
+    scratch = game.copy()
+    piles = scratch.piles
     out: list[Action] = []
+
+    def play(action: Action) -> None:
+        scratch.push(action)
+        out.append(action)
+
     for src, dst, n, q in moves:
         order = sorted(range(4), key=lambda k: bytes(piles[6 + k]))
         if src >= 6:
@@ -465,21 +469,7 @@ def real_actions(game: Canfield, rules: Rules, moves: list[Move]) -> list[Action
         if dst >= 6:
             dst = 6 + order[dst - 6]
         if src == 1:
-            size = len(talon)
-            while p != q:
-                if p < size:
-                    out.append(DRAW)
-                    p = min(p + draw, size)
-                else:
-                    out.append(RECYCLE)
-                    p = 0
-            piles[dst].append(talon.pop(q - 1))
-            p = q - 1
-        else:
-            source = piles[src]
-            piles[dst].extend(source[-n:])
-            del source[-n:]
-            if not source and src >= 6 and piles[0]:
-                source.append(piles[0].pop())
-        out.append(Action.move(src, dst, n))
+            while len(piles[1]) != q:  # the talon pointer: how many talon cards lie on the waste
+                play(DRAW if scratch.stock else RECYCLE)
+        play(Action.move(src, dst, n))
     return out
