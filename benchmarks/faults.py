@@ -12,11 +12,16 @@
     reading): the answer, how long it took, and the process's memory before and after.
 (d) length: a game of MAX_GAME_ACTIONS actions (draws and undos): the time of its first and of
     its last action, the refusal of the next one, and its record with every state.
+(e) postgres: players with retries against one Daphne on a PostgreSQL server of the script's own
+    (initdb in a temporary folder, never the shared one), stopped and started again --pg-down
+    seconds later: acknowledged actions lost, the answers while it is away (503 unavailable with
+    Retry-After, never 500), and how soon after it is back the service answers again.
 
 The scenarios (a) and (b) are tests/faults/scenarios.py, which the suite runs bounded.
 
     .venv/bin/python benchmarks/faults.py [--players 16] [--kills 8] [--interval 3]
-        [--postgres] [--down 5] [--body-mb 256 768] [--skip kill redis bodies length]
+        [--postgres] [--down 5] [--body-mb 256 768] [--pg-players 8] [--pg-down 2]
+        [--skip kill redis bodies length postgres]
         [--write-docs]    # also replace the sections of docs/reliability.md it measured
 """
 
@@ -30,7 +35,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +46,16 @@ from common import Daphne, django_env, machine, migrate, postgres_database, writ
 
 from tests.faults.scenarios import (
     KillReport,
+    Player,
     RedisReport,
+    Tally,
     kill_daphne_under_load,
+    logged_moves,
     restart_redis_under_load,
+    sign_up,
+    verify_games,
 )
-from tests.support import get_json, post_json
+from tests.support import PostgresServer, get_json, post_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "reliability.md"
@@ -301,6 +314,106 @@ def length_rows(r: dict[str, Any]) -> str:
     )
 
 
+# --- (e) PostgreSQL restarted under load ----------------------------------------------------------
+
+
+def run_postgres_restart(args: argparse.Namespace) -> dict[str, Any]:
+    """``--pg-players`` players with retries against one Daphne on a PostgreSQL server of the
+    script's own, stopped (fast shutdown) and started again ``--pg-down`` seconds later; a watcher
+    reads a game every 50 ms to see the outage's answers and when the service is back."""
+    with tempfile.TemporaryDirectory(prefix="canfield-faults-") as tmp, PostgresServer() as pg:
+        env = django_env(pg.url)
+        migrate(env)
+        with Daphne(env, Path(tmp) / "daphne.log") as server:
+            stop, tally = threading.Event(), Tally()
+            team = []
+            for n in range(args.pg_players):
+                token = sign_up(server.url, f"pg{n}")
+                status, game = post_json(f"{server.url}/api/games/", {}, token)
+                assert status == 201, game
+                team.append(Player(lambda: server.url, token, game, stop, tally))
+            seen: list[tuple[float, int, str, str]] = []  # (time, status, code, Retry-After)
+
+            def watch() -> None:
+                url = f"{server.url}/api/games/{team[0].game['id']}/"
+                while not stop.is_set():
+                    request = urllib.request.Request(
+                        url, headers={"Authorization": f"Token {team[0].token}"}
+                    )
+                    asked = time.monotonic()  # (an answer counts at the time it was asked)
+                    try:
+                        with urllib.request.urlopen(request, timeout=10) as answer:
+                            seen.append((asked, answer.status, "", ""))
+                    except urllib.error.HTTPError as error:
+                        code = json.loads(error.read() or b"{}").get("code", "")
+                        retry = error.headers.get("Retry-After", "")
+                        seen.append((asked, error.code, code, retry))
+                    except OSError:
+                        seen.append((asked, 0, "no answer", ""))
+                    time.sleep(0.05)
+
+            watcher = threading.Thread(target=watch, daemon=True)
+            for thread in [*team, watcher]:
+                thread.start()
+            time.sleep(args.before)
+            pg.stop("fast")
+            stopped = time.monotonic()
+            time.sleep(args.pg_down)
+            pg.start()
+            restarted = time.monotonic()
+            time.sleep(args.after)
+            stop.set()
+            for thread in [*team, watcher]:
+                thread.join(timeout=60)
+            mismatches = [
+                p.game["id"]
+                for p in team
+                if logged_moves(server.url, p.token, p.game["id"]) != p.acks
+            ]
+        status, output = verify_games(env)
+    back = next((t for t, code, _, _ in seen if t > restarted and code == 200), None)
+    during = [(code, error, retry) for t, code, error, retry in seen if stopped <= t <= restarted]
+    result = {
+        "players": args.pg_players,
+        "down": restarted - stopped,
+        "requests": tally.requests,
+        "acknowledged": tally.acknowledged,
+        "statuses": dict(sorted(tally.statuses.items())),
+        "outage_answers": sorted({f"{c} {e} (Retry-After {r or '-'})" for c, e, r in during}),
+        "back_after": None if back is None else back - restarted,
+        "lost": len(mismatches),
+        "verify": status == 0,
+        "verify_output": output,
+    }
+    print(f"postgres: {result}", file=sys.stderr)
+    return result
+
+
+def postgres_rows(r: dict[str, Any]) -> str:
+    statuses = ", ".join(f"{n} × {status}" for status, n in r["statuses"].items())
+    back = "never" if r["back_after"] is None else f"{r['back_after']:.2f} s"
+    met = r["lost"] == 0 and 500 not in r["statuses"] and r["back_after"] is not None
+    met = met and r["back_after"] <= 5
+    return "\n".join(
+        [
+            "| measure | figure |",
+            "|---|---|",
+            f"| players, PostgreSQL away | {r['players']}, {r['down']:.1f} s |",
+            f"| requests (acknowledged) | {r['requests']} ({r['acknowledged']}) |",
+            f"| answers | {statuses} |",
+            "| a game read while PostgreSQL was away (asked then) "
+            f"| {'; '.join(r['outage_answers']) or '-'} |",
+            f"| first 200 after PostgreSQL was back | {back} |",
+            f"| games whose log differs from what was acknowledged | {r['lost']} |",
+            f"| `verify_games` | {'clean' if r['verify'] else 'FAILED'}: {r['verify_output']} |",
+            "",
+            "Aims: 0 acknowledged actions lost, no 500 (503 with Retry-After only), back within "
+            f"5 s of PostgreSQL ({'met' if met else '**not met**'}). Before: 8 bare 500s during "
+            "the restart.",
+        ]
+    )
+
+
 # --- main -----------------------------------------------------------------------------------------
 
 
@@ -315,8 +428,10 @@ def main() -> int:
     parser.add_argument("--down", type=float, default=5.0, help="seconds Redis is away")
     parser.add_argument("--after", type=float, default=6.0, help="load after it is back, s")
     parser.add_argument("--body-mb", type=int, nargs="+", default=[256, 768])
+    parser.add_argument("--pg-players", type=int, default=8, help="players while PG restarts")
+    parser.add_argument("--pg-down", type=float, default=2.0, help="seconds PostgreSQL is away")
     parser.add_argument(
-        "--skip", nargs="*", default=[], choices=["kill", "redis", "bodies", "length"]
+        "--skip", nargs="*", default=[], choices=["kill", "redis", "bodies", "length", "postgres"]
     )
     parser.add_argument("--write-docs", action="store_true", help="update docs/reliability.md")
     args = parser.parse_args()
@@ -357,6 +472,16 @@ def main() -> int:
             "and its record timed over HTTP against one Daphne process (SQLite). Before the\n"
             "limit a 3,000-action record with `?states=1` was 1.4 MB and 0.23 s, read by anyone\n"
             "without a rate limit, and games had no end.\n\n"
+            f"Command: `{command}` ({host})\n\n{table}\n"
+        )
+    if "postgres" not in args.skip:
+        table = postgres_rows(run_postgres_restart(args))
+        sections["Fault: PostgreSQL restarted under load"] = (
+            "Players with retries (a 5xx or no answer: the same request again) play practice\n"
+            "games against one Daphne process on a PostgreSQL server of the script's own, which\n"
+            "is stopped (fast shutdown) and started again; a watcher reads a game every 50 ms.\n"
+            "Then each game's log is compared with what its player saw acknowledged, and\n"
+            "`manage.py verify_games` replays every game.\n\n"
             f"Command: `{command}` ({host})\n\n{table}\n"
         )
     for heading, section in sections.items():
