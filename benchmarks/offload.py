@@ -548,6 +548,18 @@ def main() -> None:
         "process's solver pool (`games.pool`: worker processes), never on a thread of the web "
         "process; `benchmarks/offload.py` measures what that buys, each figure next to a baseline "
         "of the same run.\n",
+        "Why a `concurrent.futures.ProcessPoolExecutor` owned by each web process: a Daphne "
+        "process serves all its requests and sockets on one event loop, its views on threads, all "
+        "under one interpreter lock, so a search on any of its threads slowed everything it "
+        "served; a worker process has its own. The pool needs nothing to run (`make run` stays one "
+        "command), grows with the web tier (each Daphne brings `SOLVER_WORKERS` workers), and a "
+        "task is short and needs nothing but its arguments (pure functions of the engine, "
+        "`games/worker.py`). Its queue is bounded (`SOLVER_QUEUE`: past it, 503 `busy` with "
+        "`Retry-After`) and every task has a deadline (its own budget, plus `SOLVER_WAIT` in the "
+        "queue). A deployment that wants searches on machines of their own, or a queue that "
+        "outlives a restart, would put the same functions on a task queue with a worker tier "
+        "(Celery or RQ on the Redis already there, or Dramatiq): the web process submits by name "
+        "and waits with the same bound and deadline.\n",
         header + "\n",
     ]
     sections: list[tuple[str, str, Callable[[], str]]] = [
