@@ -34,6 +34,7 @@ from games.clock import utc_today
 from games.engine import (
     Action,
     Canfield,
+    Card,
     DealCode,
     FullView,
     GameRecord,
@@ -184,6 +185,21 @@ def _sync(game: Game, engine: Canfield) -> None:
     game.engine_state = engine_state.dump(engine)
 
 
+#: Says whether a deck must not be played as practice: the deck of a daily deal that is not
+#: public yet (today's, or a day dealt ahead), whatever its draw or rule set — a second account
+#: that scouted today's deck must get no help from the server (no practice game, so no hint, no
+#: record, no replay of it; PRODUCT.md, "Fair play"). The leaderboard registers one
+#: (``guard_decks``, from its ``AppConfig.ready``): games never import it.
+DeckGuard: TypeAlias = Callable[[tuple[Card, ...]], bool]
+_deck_guards: list[DeckGuard] = []
+
+
+def guard_decks(guard: DeckGuard) -> None:
+    """Refuse every practice game whose deck ``guard`` answers true for (``daily_not_public``)."""
+    if guard not in _deck_guards:
+        _deck_guards.append(guard)
+
+
 def new_game(
     owner: User,
     code: str | DealCode | None = None,
@@ -197,7 +213,8 @@ def new_game(
     replace them — the same layout played another way, as the deal format allows.
 
     A daily game needs ``code`` and ``daily_date``; a second one for the same owner and day is
-    ``attempt_exists``. A bad code is ``invalid_code``.
+    ``attempt_exists``. A bad code is ``invalid_code``; a practice game of a daily deal's deck not
+    public yet, ``daily_not_public`` (see :data:`DeckGuard`).
     """
     try:
         if code is None:
@@ -218,6 +235,14 @@ def new_game(
     elif kind == Game.Kind.PRACTICE:
         if daily_date is not None:
             raise ValueError("only a daily game has a daily_date")
+        if any(guard(deal.deck()) for guard in _deck_guards):
+            raise GameError(
+                "daily_not_public",
+                _(
+                    "This deck is a daily deal that is not public yet: it can be played as "
+                    "practice once its day is over."
+                ),
+            )
     else:
         raise ValueError(f"unknown kind of game {kind!r}")
 

@@ -7,11 +7,13 @@ class LeaderboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games import signals
-        from leaderboard import checks, fanout, receivers  # noqa: F401 (checks: registers)
+        from games import services, signals
+        from leaderboard import checks, deals, fanout, receivers  # noqa: F401 (checks: registers)
         from leaderboard.api import errors
 
         errors.register()  # the statuses of this app's refusals
+        # No practice game of a daily deal's deck before its day is over.
+        services.guard_decks(deals.is_unpublished_deck)
         fanout.lighten_autobahn()
 
         signals.standing_changed.connect(

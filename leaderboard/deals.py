@@ -44,7 +44,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import pool, worker
-from games.engine import DealCode
+from games.clock import utc_today
+from games.engine import Card, DealCode
 from games.engine.certify import DAILY_DRAW, DAILY_VARIANT, Certified, NoCertifiedDeal
 from leaderboard.models import DailyDeal, DealSecret
 
@@ -59,6 +60,7 @@ __all__ = [
     "deal",
     "deal_of",
     "deal_secret",
+    "is_unpublished_deck",
     "request",
     "store",
     "stored",
@@ -266,6 +268,18 @@ def deal_of(day: dt.date, timeout: float | None = None) -> DailyDeal:
         if timeout is not None and time.monotonic() - start > timeout:
             raise DealPending(day)
         time.sleep(POLL)
+
+
+def is_unpublished_deck(deck: tuple[Card, ...], now: dt.datetime | None = None) -> bool:
+    """Whether ``deck`` is the deck of a daily deal not public yet: today's, or a day dealt
+    ahead (the deck itself, whatever code, draw or rule set names it). Registered as the games'
+    deck guard (``games.services.guard_decks``): such a deck is never played as practice."""
+    codes = (
+        DailyDeal.objects.filter(date__gte=utc_today(now))
+        .exclude(code="")
+        .values_list("code", flat=True)
+    )
+    return any(DealCode.parse(code).deck() == deck for code in codes)
 
 
 def daily_code(day: dt.date) -> DealCode:

@@ -15,6 +15,7 @@ STATUS: Final = {
     "bad_notation": 400,
     "illegal_action": 400,
     "hints_not_allowed": 403,
+    "daily_not_public": 403,
     "not_found": 404,
     "attempt_exists": 409,
     "game_over": 409,

@@ -3,6 +3,7 @@
 import datetime as dt
 
 from games.models import Game
+from leaderboard.models import DailyDeal
 from tests.games.helpers import expected_game
 from tests.leaderboard.helpers import CODE, OPENING, play
 
@@ -68,14 +69,20 @@ def test_it_refuses_a_second_attempt_after_resigning(owner_api, owner, clock):
     assert (response.status_code, response.json()["code"]) == (409, "attempt_exists")
 
 
-def test_it_refuses_a_practice_game_as_a_way_round(owner_api, owner, clock):
-    """Practice games by code are allowed, but they are practice: never on the board."""
+def test_it_refuses_a_practice_game_of_the_days_deck_as_a_way_round(owner_api, owner, clock):
+    """A practice game of today's deck (it would get hints, and a record anyone reads) is
+    refused until the day is over; then it is only practice, never on the board."""
     owner_api.post("/api/daily/")
 
     response = owner_api.post("/api/games/", {"code": CODE})
 
-    assert response.status_code == 201
-    assert response.json()["kind"] == "practice"
+    assert (response.status_code, response.json()["code"]) == (403, "daily_not_public")
+    assert not Game.objects.filter(owner=owner, kind="practice").exists()
+    # Only today and tomorrow dealt (the same deck here): once both are over, it is public.
+    DailyDeal.objects.filter(date__gt=clock.now.date() + dt.timedelta(days=1)).delete()
+    clock.advance(2 * 24 * 3600)
+    later = owner_api.post("/api/games/", {"code": CODE})
+    assert (later.status_code, later.json()["kind"]) == (201, "practice")
     assert Game.objects.filter(owner=owner, kind="daily").count() == 1
 
 

@@ -133,9 +133,10 @@ def test_it_answers_404_for_a_page_past_the_last(api, owner, clock):
 
 def test_it_counts_practice_games_apart_from_the_daily_ones(api, owner, clock):
     attempt(owner, OPENING, clock)
-    started = unlocked(lambda: games.new_game(owner, "CF1-D3-AAAAACL"))
-    play(started, ["R-T2"], clock)
-    won = unlocked(lambda: games.new_game(owner, "CF1-D3-AAAAACL"))
+    practice = "CF1-D3-QWERTYU"  # (not the daily deal's deck: that is no practice today)
+    started = unlocked(lambda: games.new_game(owner, practice))
+    play(started, ["D"], clock)
+    won = unlocked(lambda: games.new_game(owner, practice))
     play(won, ["D"], clock)
     won.status = won.Status.WON  # as a win leaves it; a whole winning line is not the point here
     won.save(update_fields=["status"])
