@@ -122,6 +122,40 @@ def env_rate(name: str, default: str, environ: Mapping[str, str] = os.environ) -
     return raw
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
+#: The fewest bits a deal secret must carry (whoever has it knows every day's deal).
+SECRET_BITS = 128
+
+
+def secret_bits(text: str) -> int:
+    """A simple, cautious measure of how many bits a secret written as text carries: 4 a
+    character for hexadecimal, 6 for base64 (padding left out), 4 for anything else (text people
+    type is far from random); 0 for a secret that is one pattern repeated, or made of fewer than
+    ten different characters. ``openssl rand -hex 32`` gives 256."""
+    text = text.rstrip("=")
+    if not text or text in (text + text)[1:-1] or len(set(text)) < 10:
+        return 0
+    if set(text) <= _HEX:
+        return 4 * len(text)
+    if set(text) <= _BASE64:
+        return 6 * len(text)
+    return 4 * len(text)
+
+
+def env_secret(name: str, environ: Mapping[str, str] = os.environ) -> str:
+    """A secret of at least :data:`SECRET_BITS` bits by :func:`secret_bits`, or empty."""
+    value = env_str(name, "", environ)
+    if value and secret_bits(value) < SECRET_BITS:
+        raise ImproperlyConfigured(
+            f"{name}: too easy to guess (about {secret_bits(value)} bits by a cautious measure; "
+            f"{SECRET_BITS} needed): use 32 random hexadecimal digits or more, e.g. "
+            "`openssl rand -hex 32` or "
+            "`python -c 'import secrets; print(secrets.token_hex(32))'`"
+        )
+    return value
+
+
 def env_database(name: str, default: str, environ: Mapping[str, str] = os.environ) -> Any:
     """A database URL read by dj-database-url (postgres://..., sqlite:///path)."""
     url = env_str(name, default, environ)
@@ -156,12 +190,12 @@ SECRET_KEY = env_str("SECRET_KEY", "django-insecure-canfield-online-local-develo
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS", "")
 
-# The secret that keys the daily deals (docs/deal-format.md, "The keyed daily deal"): at least 16
-# bytes, never public. When unset, the service generates a random one on first use and keeps it
-# in its database (leaderboard.deals.deal_secret); `check --deploy` warns about that.
-DAILY_DEAL_SECRET = env_str("DAILY_DEAL_SECRET", "")
-if DAILY_DEAL_SECRET and len(DAILY_DEAL_SECRET.encode()) < 16:
-    raise ImproperlyConfigured("DAILY_DEAL_SECRET: at least 16 bytes (say 32 random hex digits)")
+# The secret that keys the daily deals (docs/deal-format.md, "The keyed daily deal"): 128 bits or
+# more (secret_bits: 32 hex digits, 22 base64 characters), never public — with one published day
+# anyone could test guesses offline and predict every later day. When unset, the service
+# generates a random one on first use and keeps it in its database (leaderboard.deals.deal_secret);
+# `check --deploy` warns about that.
+DAILY_DEAL_SECRET = env_secret("DAILY_DEAL_SECRET")
 # The solver's budget, in positions, to certify one candidate deal of a day winnable (positions,
 # not seconds: every process decides the same candidate), then to shorten the winning line found,
 # and the most candidates tried per day.

@@ -19,8 +19,10 @@ def generated_deal_secret(app_configs: Any = None, **kwargs: Any) -> list[Warnin
         Warning(
             "DAILY_DEAL_SECRET is not set: the daily deals are keyed by a secret generated "
             "into the database.",
-            hint="Set DAILY_DEAL_SECRET to at least 16 random bytes (say `openssl rand -hex 32`) "
-            "and keep it with the deployment's other secrets.",
+            hint="Set DAILY_DEAL_SECRET to 128 random bits or more: 32 hexadecimal digits or more, "
+            "e.g. `openssl rand -hex 32` or "
+            "`python -c 'import secrets; print(secrets.token_hex(32))'`, and keep it with the "
+            "deployment's other secrets (a guessable secret is refused at start-up).",
             id="leaderboard.W001",
         )
     ]

@@ -102,7 +102,7 @@ def test_a_day_is_dealt_once_first_write_wins(secret):
 def test_the_deal_depends_on_the_secret(settings):
     settings.DAILY_DEAL_SECRET = SECRET
     one = deals.certify(DAY)
-    settings.DAILY_DEAL_SECRET = "another test secret, as private"
+    settings.DAILY_DEAL_SECRET = "another test secret, just as private"
     two = deals.certify(DAY)
 
     assert one.code != two.code

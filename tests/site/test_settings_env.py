@@ -237,7 +237,7 @@ def test_it_uses_postgresql_and_redis_when_told():
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/canfield",
         REDIS_URL="redis://127.0.0.1:6379/3",
         SECRET_KEY="s3cret",
-        DAILY_DEAL_SECRET="daily-deal-secret",
+        DAILY_DEAL_SECRET="9f2c4e7a1b8d3f6e0c5a9b2d7e4f1a8c",
         ALLOWED_HOSTS="canfield.example",
         THROTTLE_ACTIONS="off",
     )
@@ -249,20 +249,34 @@ def test_it_uses_postgresql_and_redis_when_told():
     assert values["CONN_MAX_AGE"] == 0
     assert values["LAYER"] == "leaderboard.layers.RedisChannelLayer"  # channels_redis, pooled
     assert values["CACHE"] == "django.core.cache.backends.redis.RedisCache"
-    assert (values["SECRET"], values["DAILY"]) == ("s3cret", "daily-deal-secret")
+    assert (values["SECRET"], values["DAILY"]) == ("s3cret", "9f2c4e7a1b8d3f6e0c5a9b2d7e4f1a8c")
     assert values["ALLOWED_HOSTS"] == ["canfield.example"]
     assert values["RATES"]["actions"] is None
 
 
-def test_it_never_derives_the_daily_secret_and_refuses_a_short_one():
+def test_it_never_derives_the_daily_secret_and_refuses_a_guessable_one():
     one = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
     assert one == ""  # nothing derived from a (possibly public) SECRET_KEY
 
-    short = run_settings(DAILY_DEAL_SECRET="fifteen bytes!!")
-
-    assert short.returncode != 0
-    assert "DAILY_DEAL_SECRET: at least 16 bytes" in short.stderr
-    assert run_settings(DAILY_DEAL_SECRET="sixteen bytes!!!").returncode == 0
+    weak = {
+        "a short hex string": "9f2c4e7a1b8d3f6e0c5a9b2d7e4f1a8",  # 31 hex digits: 124 bits
+        "a short base64 one": "nB4kQz9XwL2pR7tYv1Hs0",  # 21 characters: 126 bits
+        "a pattern repeated": "0123456789abcdef0123456789abcdef",
+        "few characters": "aaaaaaaaaabbbbbbbbbbccccccccccdddddddddd",
+        "a phrase": "daily-deal-secret",
+        "a typed password": "Password123!Password",
+    }
+    for value in weak.values():
+        refused = run_settings(DAILY_DEAL_SECRET=value)
+        assert refused.returncode != 0, value
+        assert "DAILY_DEAL_SECRET: too easy to guess" in refused.stderr, value
+        assert "openssl rand -hex 32" in refused.stderr  # how to make one
+    for value in (
+        "9f2c4e7a1b8d3f6e0c5a9b2d7e4f1a8c",  # 32 hex digits: 128 bits
+        "nB4kQz9XwL2pR7tYv1Hs0m",  # 22 base64 characters: 132 bits
+        "a passphrase made long enough for its words",
+    ):
+        assert run_settings(DAILY_DEAL_SECRET=value).returncode == 0, value
 
 
 def test_it_runs_the_test_suite_on_what_the_environment_says():
