@@ -1,6 +1,7 @@
 """The admin's log-in page, with the API's log-in limits (canfield_site.throttling.LoginLimits):
-every attempt counts per client address, every failed one per account; over either limit the
-page answers 429 with Retry-After, before any password is checked. Without it the admin had no
+every attempt counts per client address, every failed one per account — counted before the
+password is checked, so a burst gets no more through —; over either limit the page answers 429
+with Retry-After, before any password is checked. Without it the admin had no
 limit at all: 50 wrong passwords, then in.
 """
 
@@ -19,7 +20,7 @@ def admin_login(request: HttpRequest, **kwargs: Any) -> HttpResponse:
     if request.method != "POST":
         return admin.site.login(request, **kwargs)
     limits = LoginLimits(request, request.POST.get("username", ""))
-    refusal = limits.refusal()
+    refusal = limits.admit()  # (counted before any password is hashed)
     if refusal is not None:
         wait = math.ceil(getattr(refusal, "wait", None) or 1)  # (Throttled's; not in its stub)
         response = HttpResponse(
@@ -27,8 +28,7 @@ def admin_login(request: HttpRequest, **kwargs: Any) -> HttpResponse:
         )
         response["Retry-After"] = str(wait)
         return response
-    limits.attempt()
     response = admin.site.login(request, **kwargs)
-    if response.status_code == 200:  # the form again, with its error: a failed log-in
-        limits.failed()
+    if response.status_code != 200:  # (200: the form again, with its error: a failed log-in)
+        limits.succeeded()
     return response

@@ -342,6 +342,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # for an answer (seconds, 250 ms at most), without retrying; the first failure marks Redis down
 # for REDIS_RETRY_SECONDS, during which it is not tried (canfield_site.redis_bounds).
 REDIS_URL = env_redis("REDIS_URL")
+# The cache (rate limits, cached answers, live snapshots) may live in a Redis of its own, bounded
+# in memory with an eviction policy, apart from the ranking's sorted sets, which must never be
+# evicted (docker-compose.yml): REDIS_CACHE_URL, else REDIS_URL.
+REDIS_CACHE_URL = env_redis("REDIS_CACHE_URL") or REDIS_URL
 REDIS_CONNECT_TIMEOUT = env_float("REDIS_CONNECT_TIMEOUT", 0.25, minimum=0.01, maximum=0.25)
 REDIS_TIMEOUT = env_float("REDIS_TIMEOUT", 0.25, minimum=0.01, maximum=0.25)
 REDIS_RETRY_SECONDS = env_float("REDIS_RETRY_SECONDS", 5.0, minimum=0.1, maximum=300.0)
@@ -370,9 +374,11 @@ if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": REDIS_CACHE_URL,
             "KEY_PREFIX": "canfield",
-            "OPTIONS": redis_bounds.pool_options(REDIS_URL, REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT),
+            "OPTIONS": redis_bounds.pool_options(
+                str(REDIS_CACHE_URL), REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
+            ),
         }
     }
 else:

@@ -1,21 +1,38 @@
-"""Rate limits by scope (signup, login, login_account, actions, states), counted in the cache.
+"""Rate limits by scope (signup, login, login_account, actions, states, hints), counted atomically.
 
 A view opts in with `throttle_scope = "<scope>"`; ScopedThrottle is in DRF's
 DEFAULT_THROTTLE_CLASSES, so nothing else is needed. The rates are settings.THROTTLE_RATES
 (environment: THROTTLE_SIGNUP, THROTTLE_LOGIN, THROTTLE_LOGIN_ACCOUNT, THROTTLE_ACTIONS,
-THROTTLE_STATES). A client is its user when authenticated, else its IP address (behind proxies see
-REST_FRAMEWORK["NUM_PROXIES"]). Log-ins count by hand (LoginLimits): per address and per account.
+THROTTLE_STATES, THROTTLE_HINTS). A client is its user when authenticated, else its IP address
+(behind proxies see REST_FRAMEWORK["NUM_PROXIES"]). Log-ins count by hand (LoginLimits): per
+address and per account; hints count their searches only (:func:`limit`).
+
+**Atomic under parallel requests.** A limit is a sliding log per key of the times of the requests
+it let through within the rate's period; one step drops the old ones, compares the count with the
+limit and logs the new request: on Redis one Lua script over a sorted set (``rl:<scope>:<ident>``),
+on the zero-setup in-memory cache (this process's alone) under one lock. Of a burst of requests
+sent at once, exactly as many as the limit allows get through: a request is counted *before* the
+work it limits (a log-in before its password is hashed), never read, checked and written back
+later, which let 45 of 80 parallel wrong passwords through a limit of 20.
 
 The counters live in the cache (Redis when REDIS_URL is set). When the cache cannot be reached
 the limits fail open: the request goes through and a warning is logged, because a refused or
 failed request would be worse than an unlimited one for as long as Redis is away.
 """
 
+from __future__ import annotations
+
 import hashlib
 import logging
+import math
+import threading
+import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
@@ -31,69 +48,131 @@ log = logging.getLogger(__name__)
 CACHE_ERRORS = (RedisError, OSError)
 
 
-class ScopedThrottle(ScopedRateThrottle):
-    """DRF's ScopedRateThrottle reading the rates when asked, not at import.
-
-    DRF copies DEFAULT_THROTTLE_RATES into a class attribute at import time, so a test's
-    override of REST_FRAMEWORK would go unseen; this reads the current api_settings.
-    """
-
-    def get_rate(self) -> str | None:
-        rates = api_settings.DEFAULT_THROTTLE_RATES
-        if self.scope not in rates:
-            raise ImproperlyConfigured(f"no throttle rate for the scope {self.scope!r}")
-        rate = rates[self.scope]
-        return None if rate is None else str(rate)
-
-    def allow_request(self, request: Request, view: Any) -> bool:
-        try:
-            return super().allow_request(request, view)
-        except CACHE_ERRORS as exc:
-            log.warning("rate limit %r not applied: the cache is unreachable (%s)", self.scope, exc)
-            return True
+def rate_of(scope: str) -> tuple[int, int] | None:
+    """(requests, seconds) of ``scope``'s rate, read when asked (a test may change the rates),
+    or ``None`` for no limit."""
+    rates = api_settings.DEFAULT_THROTTLE_RATES
+    if scope not in rates:
+        raise ImproperlyConfigured(f"no throttle rate for the scope {scope!r}")
+    rate = rates[scope]
+    if rate is None:
+        return None
+    limit, window = ScopedRateThrottle().parse_rate(str(rate))
+    return int(limit or 0), int(window or 1)
 
 
-class KeyedThrottle(ScopedThrottle):
-    """A rate limit on one key, for code that counts by hand (what is counted is up to it):
-    ``wait()`` says how long the key must wait (``None``: it may go now), ``hit()`` counts one.
-    Like every limit here it fails open when the cache is unreachable."""
+class Counter:
+    """The requests one key made within the last period of ``scope``'s rate: a sliding log of
+    their times, checked and added to in one atomic step."""
 
     def __init__(self, scope: str, ident: str) -> None:
         self.scope = scope
-        self.rate = self.get_rate()
-        self.key = self.cache_format % {"scope": scope, "ident": ident}
-        limit, window = self.parse_rate(self.rate)
-        self.limit, self.window = limit or 0, window or 0
+        self.rate = rate_of(scope)
+        self.ident = ident
+        self._member: str | None = None
 
-    def _history(self) -> list[float]:
-        """The times counted within the window, newest first."""
-        history: list[float] = self.cache.get(self.key, [])
-        now = self.timer()
-        return [t for t in history if t > now - self.window]
+    @property
+    def key(self) -> str:
+        return f"rl:{self.scope}:{self.ident}"
 
-    def wait(self) -> float | None:
-        """Seconds until the key may go again, or None if it may go now."""
+    def hit(self) -> float | None:
+        """Count one now if the key is within its limit: ``None`` (go on), else the seconds
+        until the oldest counted request leaves the window (refuse; nothing was counted). Fails
+        open when the cache is away."""
         if self.rate is None:
             return None
+        limit, window = self.rate
+        self._member = uuid.uuid4().hex
         try:
-            history = self._history()
+            wait = _admit(self.key, limit, window, time.time(), self._member)
         except CACHE_ERRORS as exc:
             log.warning("rate limit %r not applied: the cache is unreachable (%s)", self.scope, exc)
             return None
-        if len(history) < self.limit:
-            return None
-        return max(1.0, self.window - (self.timer() - history[self.limit - 1]))
+        if wait is not None:
+            self._member = None
+            return max(1.0, wait)
+        return None
 
-    def hit(self) -> None:
-        """Count one now."""
-        if self.rate is None:
+    def give_back(self) -> None:
+        """Take back what :meth:`hit` counted (it did not use the limit: a log-in that succeeded,
+        against the failures allowed)."""
+        if self.rate is None or self._member is None:
             return
         try:
-            history = self._history()
-            history.insert(0, self.timer())
-            self.cache.set(self.key, history, self.window)
+            _remove(self.key, self._member, self.rate[1])
         except CACHE_ERRORS as exc:
-            log.warning("rate limit %r not counted: the cache is unreachable (%s)", self.scope, exc)
+            log.warning("rate limit %r: the cache is unreachable (%s)", self.scope, exc)
+        self._member = None
+
+
+# KEYS: the log (a sorted set of request ids by time). ARGV: now, window (s), limit, request id.
+# Returns -1 when admitted (and logged), else the seconds until the oldest request leaves.
+_ADMIT = """
+local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('EXPIRE', KEYS[1], math.ceil(window) + 1)
+  return '-1'
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return tostring(tonumber(oldest[2]) + window - now)
+"""
+_lock = threading.Lock()
+
+
+def _admit(key: str, limit: int, window: int, now: float, member: str) -> float | None:
+    """Atomically: drop the requests older than ``window``, and log this one if fewer than
+    ``limit`` remain (``None``), else the seconds until the oldest leaves."""
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        full = backend.make_and_validate_key(key)
+        client = backend._cache.get_client(full, write=True)
+        answer = float(client.eval(_ADMIT, 1, full, now, window, limit, member))
+        return None if answer < 0 else answer
+    with _lock:  # the in-memory cache is this process's alone: one lock makes it atomic
+        log_: list[tuple[float, str]] = [
+            entry for entry in backend.get(key, []) if entry[0] > now - window
+        ]
+        if len(log_) < limit:
+            backend.set(key, [*log_, (now, member)], timeout=window + 1)
+            return None
+        backend.set(key, log_, timeout=window + 1)
+        return min(t for t, _ in log_) + window - now
+
+
+def _remove(key: str, member: str, window: int) -> None:
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        full = backend.make_and_validate_key(key)
+        backend._cache.get_client(full, write=True).zrem(full, member)
+        return
+    with _lock:
+        kept = [entry for entry in backend.get(key, []) if entry[1] != member]
+        backend.set(key, kept, timeout=window + 1)
+
+
+class ScopedThrottle(ScopedRateThrottle):
+    """DRF's ScopedRateThrottle, reading the rates when asked (DRF copies them at import, so a
+    test's override would go unseen) and counting with an atomic :class:`Counter`."""
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        self.scope = getattr(view, self.scope_attr, None)
+        if not self.scope:
+            return True
+        counter = Counter(self.scope, "")
+        if counter.rate is None:
+            return True
+        self.num_requests, self.duration = counter.rate
+        ident = self.get_cache_key(request, view)
+        if ident is None:
+            return True
+        counter.ident = hashlib.sha256(ident.encode()).hexdigest()[:32]
+        self._wait = counter.hit()
+        return self._wait is None
+
+    def wait(self) -> float | None:
+        return self._wait
 
 
 class LoginLimits:
@@ -104,44 +183,40 @@ class LoginLimits:
       ``THROTTLE_LOGIN_ACCOUNT`` (scope ``login_account``) — what stops guessing one account's
       password from many addresses. While it is full, even the right password is refused.
 
-    ``refusal()`` before anything else, ``attempt()`` once it passed, ``failed()`` after a
-    wrong password.
+    :meth:`admit` first — it counts the attempt on both, before any password is hashed, so a
+    burst of parallel guesses gets no more through than the limits — then :meth:`succeeded` after
+    a right password (a success is no failure: the account's count is given back).
     """
 
     def __init__(self, request: HttpRequest | Request, username: str) -> None:
         drf_request = request if isinstance(request, Request) else Request(request)
-        self.address = KeyedThrottle("login", BaseThrottle().get_ident(drf_request))
+        self.address = Counter("login", BaseThrottle().get_ident(drf_request))
         # (hashed: any text may be tried as a username, and the cache keys stay plain)
         account = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
-        self.account = KeyedThrottle("login_account", account)
+        self.account = Counter("login_account", account)
 
-    def refusal(self) -> Throttled | None:
-        """The 429 to answer, if a limit is reached."""
-        wait = self.address.wait()
+    def admit(self) -> Throttled | None:
+        """Count this attempt; the 429 to answer if a limit is passed."""
+        wait = self.address.hit()
         if wait is not None:
             return Throttled(wait, _("Too many log-in attempts from this address."))
-        wait = self.account.wait()
+        wait = self.account.hit()
         if wait is not None:
             return Throttled(wait, _("Too many failed log-ins to this account."))
         return None
 
-    def attempt(self) -> None:
-        self.address.hit()
-
-    def failed(self) -> None:
-        self.account.hit()
+    def succeeded(self) -> None:
+        self.account.give_back()
 
 
 def limit(scope: str, ident: str, message: str) -> Callable[[], None]:
     """A hook that counts one against ``scope``'s rate for ``ident``, or raises ``Throttled``
-    (429 with ``message`` and the wait) when the rate is reached: for a service that counts only
+    (429 with ``message`` and the wait) when the rate is passed: for a service that counts only
     some of a view's requests (a hint counts its searches, not its lookups)."""
 
     def count() -> None:
-        throttle = KeyedThrottle(scope, ident)
-        wait = throttle.wait()
+        wait = Counter(scope, ident).hit()
         if wait is not None:
-            raise Throttled(wait, message)
-        throttle.hit()
+            raise Throttled(math.ceil(wait), message)
 
     return count

@@ -99,11 +99,20 @@ def parse_day(text: str) -> dt.date:
 
 def board_day(text: str, now: dt.datetime | None = None) -> dt.date:
     """The day a URL names, if it has a board: ``invalid_date`` for a malformed date,
-    ``not_found`` for a day that has not begun yet (UTC)."""
+    ``not_found`` for a day that has not begun yet (UTC), and for a past day that had no deal.
+
+    Boards, live streams and everything they cache exist only for today and the days that had
+    a deal (one query of the day's row, before anything is read or cached): any of the dates
+    from 0001-01-01 to 9999-12-31 could otherwise each leave keys behind, for anyone who asks."""
     day = parse_day(text)
-    if day > utc_today(now):
+    today = utc_today(now)
+    if day > today:
         raise GameError(
             "not_found", _("There is no daily deal for %(day)s yet.") % {"day": day.isoformat()}
+        )
+    if day < today and not DailyDeal.objects.filter(date=day).exclude(code="").exists():
+        raise GameError(
+            "not_found", _("There was no daily deal on %(day)s.") % {"day": day.isoformat()}
         )
     return day
 

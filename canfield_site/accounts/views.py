@@ -80,9 +80,8 @@ class LoginView(APIView):
     def post(self, request: Request) -> Response:
         raw = request.data.get("username") if isinstance(request.data, dict) else None
         limits = LoginLimits(request, raw if isinstance(raw, str) else "")
-        if (refusal := limits.refusal()) is not None:
+        if (refusal := limits.admit()) is not None:  # (counted before any password is hashed)
             raise refusal
-        limits.attempt()
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         username = serializer.validated_data["username"]
@@ -95,8 +94,8 @@ class LoginView(APIView):
             password=serializer.validated_data["password"],
         )
         if user is None:
-            limits.failed()
             raise ApiError(400, "invalid_credentials", _("Wrong username or password."))
+        limits.succeeded()
         token = fresh_token(user)  # the current one, or a new one once it has expired
         login(request._request, user)
         return Response(auth_result(user, token))

@@ -210,10 +210,27 @@ def test_it_gives_the_live_streams_sequence_number(api, clock):
     assert board(api)["seq"] == 41
 
 
-def test_it_gives_an_empty_board_for_a_day_without_attempts(api, clock):
-    body = board(api, "/api/daily/2030-06-01/board/")
+def test_it_gives_an_empty_board_for_a_dealt_day_without_attempts(api, clock):
+    clock.advance(24 * 3600)
+    body = board(api, "/api/daily/2030-06-15/board/")
 
     assert (body["count"], body["results"], body["pages"]) == (0, [], 1)
+
+
+def test_it_answers_404_for_a_past_day_that_had_no_deal_without_caching_anything(api, clock):
+    from django.core.cache import cache
+
+    before = len(getattr(cache, "_cache", {}))
+    for date in ("2030-06-01", "1999-12-31", "0001-01-01"):
+        response = api.get(f"/api/daily/{date}/board/")
+
+        assert response.status_code == 404
+        assert response.json() == {
+            "code": "not_found",
+            "message": f"There was no daily deal on {date}.",
+        }
+    if hasattr(cache, "_cache"):  # (the in-memory cache: nothing was stored for those dates)
+        assert len(cache._cache) == before
 
 
 def test_it_answers_404_for_a_day_not_begun(api, clock):

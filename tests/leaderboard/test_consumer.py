@@ -19,7 +19,16 @@ from games.engine import DealCode
 from games.engine.cards import RANKS, SUITS
 from games.models import Game
 from leaderboard import broadcast, services
-from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, play, player, utc_today
+from tests.leaderboard.helpers import (
+    CODE,
+    OPENING,
+    WON,
+    attempt,
+    play,
+    player,
+    store_deal,
+    utc_today,
+)
 from tests.leaderboard.live import (
     connect,
     frames_for,
@@ -264,8 +273,9 @@ async def test_it_never_sends_an_older_sequence_number_than_it_has_sent():
 
 @database_sync_to_async
 def open_attempt_of(day, name):
-    """An attempt of ``day`` left open, as if its day had ended while it was played."""
+    """An attempt of ``day`` (dealt) left open, as if its day had ended while it was played."""
     start = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
+    store_deal(day, "CF1-D3-AAAAAAB")
     return Game.objects.create(
         owner=player(name),
         code="CF1-D3-AAAAAAB",

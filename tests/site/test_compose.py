@@ -45,3 +45,19 @@ def test_the_compose_config_passes_the_secret_and_prepares_the_deals(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("DAILY_DEAL_SECRET: a-deployment-secret-of-32-bytes!") >= 4
     assert "python manage.py prepare_daily_deals --days 3" in result.stdout
+
+
+def test_the_cache_is_bounded_and_apart_from_the_rankings_sets(tmp_path):
+    import yaml
+
+    result = compose_config(tmp_path, DAILY_DEAL_SECRET="a-deployment-secret-of-32-bytes!")
+    services = yaml.safe_load(result.stdout)["services"]
+
+    cache, ranking = services["cache"]["command"], services["redis"]["command"]
+    assert cache[cache.index("--maxmemory") + 1] == "256mb"
+    assert cache[cache.index("--maxmemory-policy") + 1] == "allkeys-lru"
+    assert ranking[ranking.index("--maxmemory-policy") + 1] == "noeviction"  # never evicted
+    for web in ("web1", "web2", "jobs"):
+        environment = services[web]["environment"]
+        assert environment["REDIS_URL"] == "redis://redis:6379/0"
+        assert environment["REDIS_CACHE_URL"] == "redis://cache:6379/0"

@@ -134,8 +134,10 @@ def test_it_serves_past_boards_and_days_from_the_database(server):
 
     status, board = get_json(f"{daphne.url}/api/daily/{yesterday}/board/")
 
-    assert status == 200, board
-    assert board["count"] == 0 and board["code"] is None  # a day nobody played: never dealt
+    assert (status, board["code"]) == (404, "not_found")  # a day never dealt: no board
+    today = dt.datetime.now(dt.UTC).date()
+    status, board = get_json(f"{daphne.url}/api/daily/{today}/board/")
+    assert (status, board["date"]) == (200, today.isoformat())  # (from the database)
     assert get_json(f"{daphne.url}/api/daily/days/")[0] == 200
     assert server_errors(log) == []
 

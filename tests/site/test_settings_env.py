@@ -49,6 +49,22 @@ OUR_VARIABLES = {
     "TOKEN_LIFETIME_DAYS",
     "ADMIN_ENABLED",
     "LOG_LEVEL",
+    "THROTTLE_HINTS",
+    "HINT_SECONDS",
+    "SOLVER_WORKERS",
+    "SOLVER_QUEUE",
+    "SOLVER_WAIT",
+    "DAILY_DEAL_SECONDS",
+    "DEAL_AHEAD",
+    "REDIS_CACHE_URL",
+    "REDIS_CONNECT_TIMEOUT",
+    "REDIS_TIMEOUT",
+    "REDIS_RETRY_SECONDS",
+    "DB_POOL_TIMEOUT",
+    "DB_CONNECT_TIMEOUT",
+    "DB_LOCK_TIMEOUT",
+    "DB_STATEMENT_TIMEOUT",
+    "DB_SYNCHRONOUS_COMMIT",
 }
 
 
@@ -167,6 +183,8 @@ def run_settings(**variables: str) -> subprocess.CompletedProcess[str]:
         "'ATOMIC_REQUESTS': s.DATABASES['default']['ATOMIC_REQUESTS'], "
         "'LAYER': s.CHANNEL_LAYERS['default']['BACKEND'], "
         "'CACHE': s.CACHES['default']['BACKEND'], "
+        "'CACHE_AT': s.CACHES['default'].get('LOCATION'), "
+        "'LAYER_AT': s.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('hosts'), "
         "'DAILY': s.DAILY_DEAL_SECRET, 'SECRET': s.SECRET_KEY, "
         "'RATES': s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], "
         "'LIMITS': [s.MAX_BODY_API, s.MAX_BODY, s.MAX_GAME_ACTIONS, s.TOKEN_LIFETIME_DAYS], "
@@ -252,6 +270,18 @@ def test_it_uses_postgresql_and_redis_when_told():
     assert (values["SECRET"], values["DAILY"]) == ("s3cret", "9f2c4e7a1b8d3f6e0c5a9b2d7e4f1a8c")
     assert values["ALLOWED_HOSTS"] == ["canfield.example"]
     assert values["RATES"]["actions"] is None
+    assert values["CACHE_AT"] == "redis://127.0.0.1:6379/3"  # one Redis for all, unless told
+
+
+def test_the_cache_may_have_a_redis_of_its_own():
+    result = run_settings(
+        REDIS_URL="redis://127.0.0.1:6379/3", REDIS_CACHE_URL="redis://127.0.0.1:6380/0"
+    )
+
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["CACHE_AT"] == "redis://127.0.0.1:6380/0"
+    assert values["LAYER_AT"][0]["address"] == "redis://127.0.0.1:6379/3"
 
 
 def test_it_never_derives_the_daily_secret_and_refuses_a_guessable_one():
