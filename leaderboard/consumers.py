@@ -45,6 +45,7 @@ from typing import Any
 
 from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
 from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
@@ -52,6 +53,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 from redis.exceptions import RedisError
 
+from games.clock import utc_today
 from games.errors import GameError
 from leaderboard import broadcast, services
 from leaderboard.fanout import Hub
@@ -95,6 +97,14 @@ def language_of(scope: Mapping[str, Any]) -> str:
     return str(settings.LANGUAGE_CODE)
 
 
+async def board_day(text: str) -> dt.date:
+    """``services.board_day`` from the event loop: today's (every watcher's) needs no query; a
+    past day's reads its row, on the database thread."""
+    if services.parse_day(text) < utc_today():
+        return await database_sync_to_async(services.board_day)(text)
+    return services.board_day(text)
+
+
 class DailyBoardConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = NO_LAYER
     day: dt.date | None = None
@@ -135,7 +145,7 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         await self.accept()
         try:
-            day = services.board_day(self.scope["url_route"]["kwargs"]["date"])
+            day = await board_day(self.scope["url_route"]["kwargs"]["date"])
         except GameError as exc:
             await self.send_json({"type": "error", **exc.to_dict()})
             await self.close(code=CLOSE_CODES[exc.code])
