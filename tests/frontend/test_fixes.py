@@ -102,6 +102,8 @@ def test_error_pages_are_the_sites_own(visitor: Any, artifacts: Path, size: str)
         response = page.goto(path)
         assert response is not None and response.status == 404
         expect(page.get_by_role("heading", name="Page not found")).to_be_visible()
+        if size == "phone":  # the header's links are in its menu
+            page.locator("[data-nav-toggle]").click()
         expect(page.locator("nav.nav").get_by_role("link", name="Leaderboard")).to_be_visible()
         assert (
             page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgba(0, 0, 0, 0)"

@@ -7,7 +7,7 @@ import { BoardKeys } from "./keys.js";
 import { bindNewGameForm } from "./newgame.js";
 import { showResult } from "./result.js";
 import { actionWords } from "./words.js";
-import { copyText, fmt, formatDuration, formatDay, formatNumber, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
+import { copyText, fmt, formatDuration, formatDay, formatNumber, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
 const FINISH_STEP_MS = 160; // between the Finish button's moves, after each one's animation
@@ -32,8 +32,12 @@ const TEXT = {
   cannotMove: (card, next, one, other) => fmt(gettext("%(card)s cannot move now: its foundation needs the %(next)s first, and in a column it goes only on the %(one)s or the %(other)s."), { card, next, one, other }),
   cannotMoveDone: (card, one, other) => fmt(gettext("%(card)s cannot move now: in a column it goes only on the %(one)s or the %(other)s."), { card, one, other }),
   runCannotMove: (card, one, other) => fmt(gettext("%(card)s and the cards on it cannot move now: they go only on the %(one)s or the %(other)s."), { card, one, other }),
+  firstVisit: gettext("New to Canfield? The rules, with pictures and a short tour:"),
+  howToPlay: gettext("How to play"),
+  close: gettext("Close"),
   changedElsewhere: gettext("The game was changed elsewhere: the board is up to date again."),
 };
+const RULES_SEEN_KEY = "canfield.rulesSeen";
 
 const root = document.querySelector("[data-game]");
 const gameId = root.dataset.gameId;
@@ -198,7 +202,7 @@ function show(next, renderOptions = {}) {
 /**
  * What the message area says while nothing else is said: that no card can move (the server's
  * `stuck`, from the position: it holds across reloads and goes with the game's end), offering
- * only what can be done.
+ * only what can be done; else, until the rules have been seen once, where they are.
  */
 function standingMessage() {
   const s = game.state;
@@ -208,6 +212,14 @@ function standingMessage() {
       ? (s.can_undo ? TEXT.undoOrResign : TEXT.resign)
       : (s.can_undo ? TEXT.undoOrNew : TEXT.newGame);
     return { text: `${turns ? TEXT.stuck : TEXT.stuckNothing} ${next}`, kind: "stuck" };
+  }
+  if (inPlay() && !localStorage.getItem(RULES_SEEN_KEY)) {
+    const close = h("button.button.small", { type: "button" }, TEXT.close);
+    close.addEventListener("click", () => {
+      localStorage.setItem(RULES_SEEN_KEY, "1");
+      messages.stand(standingMessage());
+    });
+    return { text: TEXT.firstVisit, kind: "welcome", actions: [h("a.button.small.primary", { href: "/how-to-play/" }, TEXT.howToPlay), close] };
   }
   return null;
 }
