@@ -6,6 +6,7 @@ app_name = "frontend"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("how-to-play/", views.rules, name="rules"),
     path("games/<str:game_id>/", views.game, name="game"),
     path("games/<str:game_id>/replay/", views.replay, name="replay"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),

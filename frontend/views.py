@@ -1,6 +1,7 @@
 """Page views. Each one only renders a template; the page's JavaScript module does the rest
 through the REST API (session auth + CSRF token)."""
 
+import json
 from datetime import UTC, date, datetime
 
 from django.contrib.auth import get_user_model
@@ -8,6 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
+
+from games.engine import Action, Canfield
 
 
 def _render(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
@@ -22,6 +25,32 @@ def _render(request: HttpRequest, template: str, page: str, **context: object) -
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
     return _render(request, "home.html", "home")
+
+
+#: The rules page's pictures and tour: the deal of the rules' worked example (RULES.md) and its
+#: first actions, each with the pile (and column card) a tap on which plays it.
+TOUR_CODE = "CF1-D3-AAAAACL"
+TOUR = (("R-T2", "R", ""), ("R-F1", "R", ""), ("T2:2-T4", "T2", "0"), ("D", "S", ""))
+
+
+@ensure_csrf_cookie
+def rules(request: HttpRequest) -> HttpResponse:
+    """How to play: the rules, with the deal's layout drawn by the board's own components from
+    the engine's views, and a tour through the first actions of that deal."""
+    engine = Canfield(TOUR_CODE)
+    states = [engine.player_view()]
+    for token, _tap, _index in TOUR:
+        engine.push(Action.parse(token))
+        states.append(engine.player_view())
+    steps = [{"token": token, "tap": tap, "index": index} for token, tap, index in TOUR]
+    return _render(
+        request,
+        "rules.html",
+        "rules",
+        tour_code=TOUR_CODE,
+        tour_states=json.dumps(states),
+        steps=steps,
+    )
 
 
 @ensure_csrf_cookie

@@ -43,7 +43,7 @@ from games.engine import DealCode
 #: The shape of the engine views stored in ``Game.views``. Raise it whenever the engine's
 #: ``player_view()`` or ``full_view()`` changes shape; stored views of another version are
 #: rebuilt from the log.
-VIEWS_VERSION = 1
+VIEWS_VERSION = 2
 
 
 class GameQuerySet(models.QuerySet["Game"]):

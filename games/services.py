@@ -104,8 +104,16 @@ class GameViews(TypedDict):
     full: FullView
 
 
-def views_from(engine: Canfield) -> GameViews:
-    return {"player": engine.player_view(), "full": engine.full_view()}
+def views_from(engine: Canfield, sees_hidden: bool = False) -> GameViews:
+    """``sees_hidden``: the player view's answers about what is ahead (Finish, the stuck notice)
+    may use the hidden cards — for a practice game, never for a daily attempt (PRODUCT.md, "Fair
+    play"; ``games.engine.finish``)."""
+    return {"player": engine.player_view(sees_hidden=sees_hidden), "full": engine.full_view()}
+
+
+def views_for(game: Game, engine: Canfield) -> GameViews:
+    """The views of ``engine``'s position as ``game`` shows them (by its kind)."""
+    return views_from(engine, sees_hidden=not game.is_daily)
 
 
 def views_of(game: Game) -> GameViews:
@@ -113,7 +121,7 @@ def views_of(game: Game) -> GameViews:
     write) when they are of another version than the engine's current one."""
     if game.views_are_current():
         return game.views  # type: ignore[no-any-return]
-    return views_from(load_engine(game))
+    return views_for(game, load_engine(game))
 
 
 def find_game(game_id: int) -> Game | None:
@@ -180,7 +188,7 @@ def _sync(game: Game, engine: Canfield) -> None:
     game.ply = engine.ply
     game.undos = engine.undos
     game.foundation_cards = engine.foundation_cards
-    game.views = views_from(engine)
+    game.views = views_for(game, engine)
     game.views_version = VIEWS_VERSION
     game.engine_state = engine_state.dump(engine)
 

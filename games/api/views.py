@@ -195,7 +195,9 @@ class GameRecordView(APIView):
     def get(self, request: Request, pk: int) -> HttpResponse:
         query = read_query(RecordQuerySerializer, request.query_params)
         game = services.find_game(pk)
-        if game is None or not services.can_view_record(request.user, game):
+        if game is None:
+            raise not_found()  # (logging in would not help a visitor)
+        if not services.can_view_record(request.user, game):
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
             raise not_found()

@@ -31,6 +31,7 @@ from .actions import (
 from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_OF, SUITS, Card, card, card_str
 from .deals import DealCode
 from .errors import EngineError, GameOver, IllegalAction, NotationError
+from .finish import outlook
 from .reasons import Reason
 
 UNDO_LIMIT: Final = 100
@@ -82,6 +83,16 @@ class PlayerView(TypedDict):
     foundation_cards: int
     can_undo: bool
     legal: Annotated[list[str], "Every legal action's token."]
+    finishable: Annotated[
+        bool,
+        "Only foundation moves, draws and recycles are left to win, and they need no decision"
+        " (games.engine.finish). For a daily attempt: answered from what the player has seen.",
+    ]
+    stuck: Annotated[
+        bool,
+        "No card can move, now or after any number of draws and recycles (games.engine.finish)."
+        " For a daily attempt: answered from what the player has seen.",
+    ]
 
 
 class FullView(TypedDict):
@@ -679,9 +690,13 @@ class Canfield:
             for i in range(4)
         ]
 
-    def player_view(self) -> PlayerView:
-        """What the player may see: never a stock card, nor a reserve card below the top."""
+    def player_view(self, *, sees_hidden: bool = False) -> PlayerView:
+        """What the player may see: never a stock card, nor a reserve card below the top.
+        ``finishable`` and ``stuck`` may use the hidden cards only with ``sees_hidden`` (a
+        practice game); else they answer from what the player has seen (``finish.outlook``)."""
         reserve = self.piles[RESERVE]
+        legal = self.generate_legal()
+        ahead = outlook(self, legal, sees_hidden=sees_hidden)
         return {
             "draw": self.code.draw,
             "variant": self.code.variant,
@@ -700,7 +715,9 @@ class Canfield:
             "recycles": self.recycles,
             "foundation_cards": self.foundation_cards,
             "can_undo": self._depth > 0 and not self.is_won(),
-            "legal": [a.token() for a in self.generate_legal()],
+            "legal": [a.token() for a in legal],
+            "finishable": ahead.finishable,
+            "stuck": ahead.stuck,
         }
 
     def full_view(self) -> FullView:

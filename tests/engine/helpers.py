@@ -214,3 +214,35 @@ def impossible_position(game: Canfield, **piles: list[str]) -> Canfield:
     for name, cards in piles.items():
         game.piles[PILE_BY_NAME[name]][:] = [parse_card(c) for c in cards]
     return game
+
+
+#: A deal built for the tests of Finish, in dealing order (deck[0:13] the reserve, its top last;
+#: deck[13] the base card; deck[14:18] the columns; deck[18:52] the stock, drawn from its end):
+#: the reserve is the spades 2 to K over the ace of hearts, the base card the ace of spades, the
+#: columns AD AC 2D 2C; the stock holds the other hearts, diamonds and clubs.
+RESERVE_CARDS = ["AH", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "6S", "5S", "4S", "3S", "2S"]
+COLUMN_CARDS = ["AD", "AC", "2D", "2C"]
+STOCK_SET = (
+    [f"{r}H" for r in "23456789TJQK"]
+    + [f"{r}D" for r in "3456789TJQK"]
+    + [f"{r}C" for r in "3456789TJQK"]
+)
+#: To the foundations: the reserve's spades, its ace of hearts, then the four column cards.
+OPENING = ["R-F1"] * 12 + ["R-F2", "T1-F3", "T2-F4", "T3-F3", "T4-F4"]
+
+
+def built_deal(drawn: list[str], draw: int) -> str:
+    """The code of the deal above whose stock turns up ``drawn`` in that order."""
+    deck = [*RESERVE_CARDS, "AS", *COLUMN_CARDS, *reversed(drawn)]
+    return str(DealCode.from_deck([parse_card(c) for c in deck], draw))  # type: ignore[arg-type]
+
+
+def in_threes_each_upside_down(cards: list[str]) -> list[str]:
+    """Drawn three at a time, each three's last card is the first of them in ``cards``."""
+    return [c for i in range(0, len(cards), 3) for c in reversed(cards[i : i + 3])]
+
+
+#: Drawing three, the next card each foundation needs always comes up on top: Finish wins.
+FRIENDLY = in_threes_each_upside_down(STOCK_SET)
+#: Drawing three, the cards the foundations need never come up on top: Finish cannot win.
+UNFRIENDLY = ["2H", "3D", "4H", "3C", *(c for c in STOCK_SET if c not in {"2H", "3D", "4H", "3C"})]

@@ -40,6 +40,8 @@ def test_it_deals_the_documented_start_position() -> None:
         "foundation_cards": 1,
         "can_undo": False,
         "legal": ["R-T2", "T2-T4", "D"],
+        "finishable": False,
+        "stuck": False,
     }
 
 
@@ -94,6 +96,8 @@ def test_it_plays_the_three_documented_moves() -> None:
         "foundation_cards": 2,
         "can_undo": True,
         "legal": ["R-T3", "D", "U"],
+        "finishable": False,
+        "stuck": False,
     }
     assert game.full_view()["reserve"] == START_RESERVE[3:]
     assert game.full_view()["stock"] == START_STOCK

@@ -1,7 +1,7 @@
 """Accessibility checked in the browser: axe-core (tests/frontend/vendor) finds no serious or
-critical violation of WCAG 2.1 A/AA on the home, game, leaderboard, replay, profile and sign-up
-pages, in the light and the dark theme. Dark mode follows prefers-color-scheme, and the header's
-toggle switches it and is remembered."""
+critical violation of WCAG 2.1 A/AA on the home, game, leaderboard, replay, profile, rules and
+sign-up pages, in the light and the dark theme. Dark mode follows prefers-color-scheme, and the
+header's toggle switches it and is remembered."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ def test_no_serious_accessibility_violations(
         "leaderboard": ("/leaderboard/", "[data-rows] tr"),
         "replay": (f"/games/{finished}/replay/?ply=1", "[data-tokens] button"),
         "profile": (f"/players/{alice.username}/", "[data-practice-stat='played']"),
+        "rules": ("/how-to-play/", ".tour-board .pile.stock"),
     }
     found = {}
     for name, (path, ready) in pages.items():
@@ -63,7 +64,7 @@ def test_no_serious_accessibility_violations(
         page.wait_for_load_state("networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == scheme
         found[name] = violations(page)
-        if name in ("game", "leaderboard", "replay"):  # and their phone layout
+        if name in ("game", "leaderboard", "replay", "rules"):  # and their phone layout
             page.set_viewport_size(PHONE)
             found[f"{name} (phone)"] = page.evaluate(RUN_AXE)
             page.set_viewport_size(WIDE)

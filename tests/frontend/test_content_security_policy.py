@@ -28,6 +28,7 @@ def test_no_page_breaks_the_content_security_policy(new_player: Any) -> None:
         "/leaderboard/": "[data-live-state]",
         f"/players/{player.username}/": "h1",
         "/login/": "form[data-auth-form]",
+        "/how-to-play/": ".tour-board .pile.stock",
         "/api/docs/": ".swagger-ui .info .title",
     }
     for path, drawn in pages.items():

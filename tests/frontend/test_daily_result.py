@@ -1,5 +1,5 @@
-"""After the daily: the result card (cards placed, actions, time, the rank now) and a share text
-without spoilers, copied to the clipboard."""
+"""After the daily: the result card (cards on the foundations, actions, time, the rank now) and a
+share text without spoilers, copied to the clipboard; Escape closes the card."""
 
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ def test_the_daily_result_card_and_its_share_text(
     over = alice.api("GET", f"/api/games/{game['id']}/")
     board = alice.api("GET", f"/api/daily/{over['daily_date']}/board/")
     rank = f"{board['me']['rank']} of {board['count']}"
-    expect(result.locator("[data-result-outcome]")).to_have_text(
-        f"{over['foundation_cards']}/52 cards"
-    )
+    n = over["foundation_cards"]
+    outcome = f"{n} card{'' if n == 1 else 's'} on the foundations"  # (the base card counts)
+    expect(result.locator("[data-result-outcome]")).to_have_text(outcome)
     expect(result.locator("[data-result-actions]")).to_have_text("1")
     expect(result.locator("[data-result-rank]")).to_have_text(rank)
     expect(result.locator("[data-result-time]")).to_have_text(re.compile(r"^\d+:\d\d$"))
@@ -44,12 +44,14 @@ def test_the_daily_result_card_and_its_share_text(
     page.screenshot(path=str(artifacts / f"daily-result-{size}.png"))
 
     result.locator("[data-share]").click()
-    expect(page.locator(".toast-success")).to_be_visible()
+    expect(result.locator("[data-result-message]")).to_have_text(
+        "Result copied: paste it anywhere."
+    )
     copied = page.evaluate("navigator.clipboard.readText()")
     time = result.locator("[data-result-time]").inner_text()
     assert copied == (
         f"Canfield Online · daily deal {over['daily_date']}\n"
-        f"{over['foundation_cards']}/52 cards · 1 action · {time}\n"
+        f"{outcome} · 1 action · {time}\n"
         f"Rank {rank}\n"
         f"{alice.base}/leaderboard/{over['daily_date']}/"
     )
@@ -72,6 +74,9 @@ def test_the_daily_result_card_and_its_share_text(
     page.reload()
     page.locator("[data-open-result]").click()
     expect(result.locator("[data-result-rank]")).to_have_text(rank)
+    page.keyboard.press("Escape")  # a dialog: Escape closes it
+    expect(result).to_be_hidden()
+    expect(page.locator("[data-open-result]")).to_be_focused()
     assert alice.errors == []
 
 
@@ -100,7 +105,7 @@ def test_a_won_daily_says_so_on_its_card_and_in_its_share_text(
     expect(result.locator("[data-result-actions]")).to_have_text(str(len(line)))
     expect(result.locator("[data-result-rank]")).to_have_text(re.compile(r"^\d+ of \d+$"))
     result.locator("[data-share]").click()
-    expect(page.locator(".toast-success")).to_be_visible()
+    expect(result.locator("[data-result-message]")).not_to_be_empty()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.splitlines()[1].startswith(f"Won · {len(line)} actions · ")
     assert not re.search(r"\b[A2-9TJQK][SHDC]\b|CF[12]-", copied)

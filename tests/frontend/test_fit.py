@@ -1,5 +1,5 @@
 """The board always fits the window: a 20-card column at 1440×900 and at 360×740 leaves no page
-to scroll, every card of it shows its corner; tables fit a phone's width."""
+to scroll, every card of it shows its corner whole; tables fit a phone's width."""
 
 from __future__ import annotations
 
@@ -15,11 +15,28 @@ from .helpers import LONG_COLUMN_CODE, LONG_COLUMN_LINE, assert_no_page_scroll, 
 COLUMN_GEOMETRY = """() => {
   const cards = [...document.querySelectorAll('.pile[data-pile="T3"] .card')];
   const boxes = cards.map((el) => el.getBoundingClientRect());
+  // Each covered card's rank, its ink down to a Q's tail or a J's foot, ends above the next card:
+  // the glyph's own depth below the baseline, as the font measures it.
+  const pen = document.createElement("canvas").getContext("2d");
+  const inkBottom = (rank) => {
+    const style = getComputedStyle(rank);
+    pen.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const glyph = getComputedStyle(rank, "::before").content.replaceAll('"', "");
+    const m = pen.measureText(glyph);
+    const font = m.fontBoundingBoxAscent + m.fontBoundingBoxDescent;
+    const top = rank.getBoundingClientRect().top;
+    const baseline = top + (parseFloat(style.lineHeight) - font) / 2 + m.fontBoundingBoxAscent;
+    return baseline + m.actualBoundingBoxDescent;
+  };
+  const hidden = cards.slice(0, -1)
+    .filter((el, i) => inkBottom(el.querySelector(".idx-rank")) > boxes[i + 1].top + 0.5)
+    .map((el) => el.dataset.card);
   return {
     n: cards.length,
     bottom: boxes.at(-1).bottom,
     width: boxes[0].width,
     least_step: Math.min(...boxes.slice(1).map((b, i) => b.top - boxes[i].top)),
+    ranks_cut: hidden,
   };
 }"""
 
@@ -36,6 +53,7 @@ def test_a_long_column_fits_the_window(new_player: Any, artifacts: Path, size: s
         # every card's rank and suit stay in view: at least a quarter of a card's width apart
         assert column["least_step"] >= column["width"] * 0.24, column
         assert column["width"] >= 34, column
+        assert column["ranks_cut"] == [], column  # (a queen's index once read "O")
         assert_no_page_scroll(page)
         page.screenshot(
             path=str(

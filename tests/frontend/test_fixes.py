@@ -71,6 +71,12 @@ def test_a_replay_that_cannot_load_says_why_and_offers_nothing_to_press(
     )
     expect(page.locator("[data-play]")).to_be_disabled()
     page.keyboard.press("End")
+
+    # A game that does not exist: it says so, and does not ask the visitor to log in.
+    page.goto("/games/999999/replay/")
+    notice = page.locator('[data-replay-error="404"]')
+    expect(notice).to_contain_text("No such game")
+    expect(notice.get_by_role("link", name="Log in")).to_have_count(0)
     assert errors == []
 
 
@@ -96,6 +102,8 @@ def test_error_pages_are_the_sites_own(visitor: Any, artifacts: Path, size: str)
         response = page.goto(path)
         assert response is not None and response.status == 404
         expect(page.get_by_role("heading", name="Page not found")).to_be_visible()
+        if size == "phone":  # the header's links are in its menu
+            page.locator("[data-nav-toggle]").click()
         expect(page.locator("nav.nav").get_by_role("link", name="Leaderboard")).to_be_visible()
         assert (
             page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgba(0, 0, 0, 0)"

@@ -122,7 +122,8 @@ def test_it_undoes_with_the_button_and_ctrl_z(new_player: Any) -> None:
 
     card(page, "R").focus()
     expect(card(page, "R")).to_have_attribute("aria-label", "Reserve, 13 cards, top queen of clubs")
-    page.keyboard.press("Enter")  # a tap from the keyboard: R-T2
+    page.keyboard.press("Enter")  # picked up...
+    page.keyboard.press("Enter")  # ...and played where a tap plays it: R-T2
     wait_actions(page, 1)
     tap(page, card(page, "R"))  # R-F1
     wait_actions(page, 2)
@@ -208,7 +209,8 @@ def test_a_refused_drop_springs_back_with_the_servers_reason(new_player: Any) ->
     refused = answer.value
     assert refused.status == 400
     reason = refused.json()["message"]
-    expect(page.locator(".toast-error")).to_have_text(reason)
+    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "error")
+    expect(page.locator("[data-message-text]")).to_have_text(reason)
     page.wait_for_function("() => !document.querySelector('.drag-ghost')")
     board = read_board(page)
     assert board["columns"] == [["6C"], ["KH"], ["QH"], ["AS"]]
@@ -235,7 +237,7 @@ def test_the_last_card_home_shows_the_win_banner(new_player: Any, artifacts: Pat
     expect(page.locator("[data-status]")).to_have_text("Won")
     settle(page)
     page.screenshot(path=str(artifacts / "won.png"))
-    banner.locator("[data-win-close]").click()
+    page.keyboard.press("Escape")  # a dialog: Escape closes it, as its button does
     expect(banner).to_be_hidden()
     expect(page.locator("[data-undo]")).to_be_disabled()
     expect(page.locator("[data-replay-link]")).to_be_visible()
@@ -248,15 +250,18 @@ def test_a_card_moves_with_the_keyboard_alone(new_player: Any) -> None:
     start_by_code(page, WORKED_EXAMPLE)
 
     card(page, "R").focus()
-    page.keyboard.press("m")  # pick up QC
+    page.keyboard.press("Enter")  # pick up QC
     expect(card(page, "R")).to_have_class(re.compile(r"\bpicked\b"))
     card(page, "T4").focus()
-    page.keyboard.press("Enter")  # drop it on AS: refused, nothing moves
-    expect(page.locator(".toast-error")).to_be_visible()
+    page.keyboard.press("Enter")  # put it on AS: refused, nothing moves
+    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "error")
     assert read_board(page)["actions"] == "0"
 
     card(page, "R").focus()
-    page.keyboard.press("m")
+    page.keyboard.press(" ")  # Space picks up too
+    page.keyboard.press("Escape")  # and Escape puts it back
+    expect(page.locator(".card.picked")).to_have_count(0)
+    page.keyboard.press("Enter")
     card(page, "T2").focus()
     page.keyboard.press("Enter")  # onto KH
     wait_actions(page, 1)
@@ -279,4 +284,4 @@ def test_a_stale_page_catches_up_with_the_game(new_player: Any) -> None:
     assert answer.value.status == 409
     expect(other_tab.locator("[data-actions]")).to_have_text("1")
     assert read_board(other_tab)["columns"][1] == ["KH", "QC"]
-    expect(other_tab.locator(".toast")).to_be_visible()
+    expect(other_tab.locator("[data-message-text]")).to_contain_text("changed elsewhere")

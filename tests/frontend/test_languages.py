@@ -1,7 +1,7 @@
 """The pages in Turkish, Finnish and Albanian, in Chromium: chosen with the header's menu, kept
-across pages and log-in; the home, game, leaderboard, profile and replay pages show no English
-text of the catalogs once their scripts have drawn them; plurals, numbers and dates follow the
-page's language.
+across pages and log-in; the home, game, rules, leaderboard, profile and replay pages show no
+English text of the catalogs once their scripts have drawn them; plurals, numbers and dates follow
+the page's language.
 Screenshots of the game page in each language go to artifacts/game-<lang>.png."""
 
 from __future__ import annotations
@@ -137,6 +137,10 @@ def test_the_pages_speak_each_language_with_no_english_left(
         expect(page.locator("[data-actions]")).to_have_text("2")
         check_page(page, language)
         page.screenshot(path=str(artifacts / f"game-{language}.png"))
+
+        page = alice.goto("/how-to-play/")
+        page.wait_for_selector(".tour-board .pile.stock")
+        check_page(page, language)
 
         page = alice.goto("/leaderboard/")
         page.wait_for_selector(f'[data-rows] tr[data-player="{alice.username}"]')

@@ -12,6 +12,7 @@ from django.test import Client, RequestFactory
 
 PAGES = [
     ("/", "frontend/js/home.js"),
+    ("/how-to-play/", "frontend/js/rules.js"),
     ("/games/7/", "frontend/js/game.js"),
     ("/games/7/replay/", "frontend/js/replay.js"),
     ("/leaderboard/", "frontend/js/leaderboard.js"),

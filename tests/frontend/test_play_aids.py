@@ -40,7 +40,9 @@ def test_a_hint_highlights_the_card_to_play_and_where_it_goes(
     source = source.split(":")[0]
     expect(page.locator(f'.pile[data-pile="{target}"].hint-target')).to_have_count(1)
     expect(page.locator(f'.card.hint-source[data-pile="{source}"]').first).to_be_visible()
-    expect(page.locator("[data-announce]")).to_have_text(re.compile(r"^Hint: [A-Z][a-z]+ .* to "))
+    expect(page.locator("[data-message-text]")).to_have_text(
+        re.compile(r"^Hint: [A-Z][a-z]+ .* to ")
+    )
     page.screenshot(path=str(artifacts / f"hint-{size}.png"))
 
     hint.click()  # the button asks too; the same answer for the same position
@@ -87,26 +89,38 @@ def test_finish_plays_the_last_cards_to_a_win(new_player: Any, artifacts: Path, 
     assert alice.errors == []
 
 
-def test_a_pass_through_the_stock_without_a_move_says_no_useful_moves_are_left(
-    new_player: Any,
-) -> None:
-    """CF1-D3-LQTCNKR offers nothing but draws through its first pass (found with the engine),
-    so the second pass would be the same."""
+def test_the_stuck_notice_comes_from_the_position(new_player: Any) -> None:
+    """CF1-D3-LQTCNKR: drawing three, no card of it can ever move (the engine proves it). A
+    practice game says so from the deal on, across a reload, offering only what can be done
+    (no Undo before an action); the notice goes once the game is over."""
     alice = new_player()
-    page = alice.goto("/")
-    start_by_code(page, "CF1-D3-LQTCNKR")
-    notice = page.locator("[data-stuck]")
-    for n in range(1, 13):  # 34 stock cards: 12 draws
-        tap(page, pile(page, "S"))
-        wait_actions(page, n)
-        expect(notice).to_be_hidden()
-    tap(page, pile(page, "S"))  # the recycle ends the pass
-    wait_actions(page, 13)
-    expect(notice).to_be_visible()
-    expect(notice).to_contain_text("No useful moves left")
-    page.locator("[data-undo]").click()  # back before the recycle: still nothing to move
-    wait_actions(page, 14)
-    expect(notice).to_be_visible()
+    game_id = play_line(alice, "CF1-D3-LQTCNKR", [])
+    page = alice.goto(f"/games/{game_id}/")
+    area = page.locator("[data-messages]")
+    text = page.locator("[data-message-text]")
+    expect(area).to_have_attribute("data-kind", "stuck")
+    expect(text).to_have_text(
+        "No useful moves left: no card can move, however often you go through the stock."
+        " Start a new game."
+    )
+    expect(page.locator("[data-undo]")).to_be_disabled()
+
+    tap(page, pile(page, "S"))
+    wait_actions(page, 1)
+    expect(text).to_have_text(re.compile(r"stock\. Undo, or start a new game\.$"))
+    expect(page.locator("[data-undo]")).to_be_enabled()
+    page.reload()
+    expect(area).to_have_attribute("data-kind", "stuck")
+    expect(text).to_contain_text("Undo, or start a new game.")
+    box = area.bounding_box()
+    board = page.locator("[data-board]").bounding_box()
+    assert box and board and box["y"] + box["height"] <= board["y"]  # never over the cards
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("[data-resign]").click()
+    expect(page.locator("[data-status]")).to_have_text("Resigned")
+    expect(text).to_be_empty()
+    expect(area).not_to_have_attribute("data-kind", "stuck")
     assert alice.errors == []
 
 
@@ -115,7 +129,31 @@ def test_a_hint_says_when_there_is_no_way_to_win(new_player: Any) -> None:
     page = alice.goto("/")
     start_by_code(page, "CF1-D3-LQTCNKR")  # no card can ever move: the solver proves it
     page.locator("[data-hint]").click()
-    expect(page.locator("[data-announce]")).to_have_text("No way to win from here.")
-    expect(page.locator(".toast")).to_contain_text("No way to win from here.")
+    expect(page.locator("[data-message-text]")).to_have_text("No way to win from here.")
     expect(page.locator(".hint-source, .hint-target")).to_have_count(0)
+    assert alice.errors == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_finish_comes_while_cards_are_in_the_stock(new_player: Any, size: str) -> None:
+    """Finish is offered as soon as the rest needs no decision — here with all 34 stock cards to
+    go, each coming up on top when its foundation needs it — and plays the draws too; where the
+    stock's order leaves nothing to play without a decision, it is not offered."""
+    from tests.engine.helpers import FRIENDLY, OPENING, UNFRIENDLY, built_deal
+
+    alice = new_player(viewport=SIZES[size], reduced_motion="reduce")
+    stalled = play_line(alice, built_deal(UNFRIENDLY, 3), OPENING)
+    page = alice.goto(f"/games/{stalled}/")
+    page.wait_for_selector(".pile.stock")
+    expect(page.locator("[data-finish]")).to_be_hidden()
+
+    game_id = play_line(alice, built_deal(FRIENDLY, 3), OPENING)
+    page = alice.goto(f"/games/{game_id}/")
+    expect(page.locator('.pile[data-pile="S"] .badge')).to_have_text("34")
+    page.locator("[data-finish]").click()
+    expect(page.locator("[data-win]")).to_be_visible(timeout=20_000)
+    record = alice.api("GET", f"/api/games/{game_id}/record/")
+    played = [m["token"] for m in record["moves"][len(OPENING) :]]
+    assert played.count("D") == 12  # 34 cards, three at a time
+    assert len(played) == 12 + 34
     assert alice.errors == []

@@ -22,6 +22,10 @@ def test_the_replay_viewer_steps_to_an_action_and_shows_its_board(
     page = alice.goto(f"/games/{game['id']}/replay/")
     position = page.locator("[data-step]")
     expect(position).to_have_text("0/4")
+    # The stock is a picture here, not a button that draws.
+    expect(page.locator('.pile[data-pile="S"]')).to_have_attribute("role", "img")
+    expect(page.locator('.pile[data-pile="S"]')).to_have_attribute("aria-label", "Stock, 34 cards")
+    expect(page.locator("[data-board]").get_by_role("button")).to_have_count(0)
     board = read_board(page)
     assert board["reserve_top"] == "QC"
     assert board["score"] == "0"

@@ -64,7 +64,7 @@ def expected_game(game: Game, tokens: list[str], **overrides: Any) -> dict[str, 
         "foundation_cards": engine.foundation_cards,
         "started_at": iso(game.started_at),
         "finished_at": iso(game.finished_at),
-        "state": engine.player_view(),
+        "state": engine.player_view(sees_hidden=game.kind == "practice"),
         "full_state": None if in_progress else engine.full_view(),
     }
     payload.update(overrides)

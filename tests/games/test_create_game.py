@@ -58,14 +58,14 @@ def test_it_deals_a_random_game_with_the_chosen_rules(owner_api, request_body, c
     body = owner_api.post("/api/games/", request_body).json()
 
     assert body["code"].startswith(code_prefix)
-    assert body["state"] == engine_after(body["code"], []).player_view()
+    assert body["state"] == engine_after(body["code"], []).player_view(sees_hidden=True)
 
 
 def test_it_takes_draw_and_rules_from_the_code(owner_api):
     body = owner_api.post("/api/games/", {"code": "CF1-H1-AAAAACL"}).json()
 
     assert (body["code"], body["draw"], body["variant"]) == ("CF1-H1-AAAAACL", 1, "classic")
-    assert body["state"] == engine_after("CF1-H1-AAAAACL", []).player_view()
+    assert body["state"] == engine_after("CF1-H1-AAAAACL", []).player_view(sees_hidden=True)
 
 
 def test_it_plays_a_codes_layout_with_the_draw_asked_for(owner_api):
@@ -86,7 +86,7 @@ def test_it_creates_a_game_by_cf2_code(owner_api, owner):
     assert (game.code, response.json()["code"]) == (CF2_CODE, CF2_CODE)
     assert response.json() == expected_game(game, [])
     # The same layout as the CF1 code of the worked example, and it plays the same.
-    assert response.json()["state"] == engine_after(CF2_CODE, []).player_view()
+    assert response.json()["state"] == engine_after(CF2_CODE, []).player_view(sees_hidden=True)
     assert (
         engine_after(CF2_CODE, []).full_view()["reserve"]
         == (engine_after(CODE, []).full_view()["reserve"])

@@ -8,11 +8,13 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 
 from games import services
 from games.engine import DealCode
 from games.models import Game
-from tests.engine.helpers import hidden_cards
+from tests.conftest import token_client
+from tests.engine.helpers import FRIENDLY, OPENING, UNFRIENDLY, built_deal, hidden_cards
 from tests.games.helpers import act, engine_after, utc_today
 
 TAP_PILES = ["S", "R", "W", "F1", "F2", "F3", "F4", "T1", "T2", "T3", "T4"]
@@ -123,3 +125,41 @@ def test_it_never_serves_todays_solution_or_its_code(api, owner_api, owner):
         assert rank_text not in text
         assert opening not in text  # the solver's line does not show
     assert owner_api.get(f"/api/daily/{today}/board/").json()["par"] is None
+
+
+def test_a_daily_attempts_answers_about_what_is_ahead_know_no_hidden_card(
+    owner_api, other_api, owner, other
+):
+    """``finishable`` and ``stuck`` are answers about hidden cards. Two of today's attempts at
+    deals that differ only in the stock's order get the same state, answers included, at every
+    position of the same play; practice games of the same deals (which may use the hidden
+    cards) get different answers."""
+    friendly, unfriendly = built_deal(FRIENDLY, 3), built_deal(UNFRIENDLY, 3)
+    states = []
+    for client, user, code in ((owner_api, owner, friendly), (other_api, other, unfriendly)):
+        game = services.new_game(user, code=code, kind="daily", daily_date=utc_today())
+        states.append(
+            [act(client, game.pk, ply, action=t).json()["state"] for ply, t in enumerate(OPENING)]
+        )
+    assert states[0] == states[1]
+    assert states[0][-1]["finishable"] is False
+
+    practice = []
+    for code in (friendly, unfriendly):
+        game = owner_api.post("/api/games/", {"code": code}, format="json").json()
+        for ply, token in enumerate(OPENING):
+            state = act(owner_api, game["id"], ply, action=token).json()["state"]
+        practice.append(state["finishable"])
+    assert practice == [True, False]
+
+    # Drawing three, no card of this deal can ever move: a practice game says so at once; a
+    # daily attempt once the player has seen the whole stock go by.
+    dead = "CF1-D3-LQTCNKR"
+    assert owner_api.post("/api/games/", {"code": dead}, format="json").json()["state"]["stuck"]
+    player = User.objects.create_user("third")
+    client = token_client(player)
+    daily = services.new_game(player, code=dead, kind="daily", daily_date=utc_today())
+    assert client.get(f"/api/games/{daily.pk}/").json()["state"]["stuck"] is False
+    for ply in range(12):  # 34 cards, three at a time
+        state = act(client, daily.pk, ply, action="D").json()["state"]
+        assert state["stuck"] is (ply == 11)

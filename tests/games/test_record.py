@@ -100,8 +100,10 @@ def test_it_refuses_anonymous(api, game):
     assert response.json() == not_authenticated()
 
 
-def test_it_answers_404_for_a_game_that_does_not_exist(owner_api, game):
+def test_it_answers_404_for_a_game_that_does_not_exist(owner_api, api, game):
     assert owner_api.get(f"/api/games/{game.pk + 1}/record/").status_code == 404
+    response = api.get(f"/api/games/{game.pk + 1}/record/")  # a visitor: not "log in" either
+    assert (response.status_code, response.json()) == (404, not_found())
 
 
 def test_it_asks_can_view_record_who_may_read_it(api, other_api, game, monkeypatch):

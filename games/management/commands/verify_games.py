@@ -45,7 +45,7 @@ def problems_of(game: Game) -> list[str]:
         problems.append(f"started_at is {game.started_at} after {game.ply} actions")
     if game.day_over and not (game.is_daily and game.status == Game.Status.RESIGNED):
         problems.append("closed at its day's end but not a resigned daily game")
-    if game.views_version == VIEWS_VERSION and game.views != services.views_from(engine):
+    if game.views_version == VIEWS_VERSION and game.views != services.views_for(game, engine):
         problems.append("the cached views differ from the replayed position")
     if state_is_current(game) and game.engine_state != engine_state.dump(engine):
         problems.append("the stored engine state differs from the replayed engine")

@@ -7,8 +7,9 @@ import { fmt, formatNumber, h, reducedMotion, svgUse } from "./ui.js";
 export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
 export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
 const MIN_CARD_WIDTH = 34; // px: below this a card stops being legible
-/** The least offset between fanned cards that still shows each card's rank and suit. */
-const minFan = (cw) => Math.max(11, Math.round(cw * 0.25));
+/** The least offset between fanned cards that still shows each card's rank and suit whole (the
+ * corner index fits in the top 28% of a card: site.css, .idx). */
+const minFan = (cw) => Math.max(10, Math.ceil(cw * 0.28));
 const TOKEN_RE = /^(R|W|F[1-4]|T[1-4])(?::(\d+))?-(R|W|F[1-4]|T[1-4])$/;
 
 /** "T2:2-T4" -> {src: "T2", count: 2, dst: "T4"}; null for D, C, U. */
@@ -54,12 +55,16 @@ export function pileName(pile, state) {
 export class Board {
   /**
    * @param {HTMLElement} root  the element that receives the board
-   * @param {{interactive?: boolean}} options
+   * @param {{interactive?: boolean, fit?: boolean}} options  fit: to the window's height (a
+   *   board a page is about); else the columns fan out at their ease (a picture in a page)
    */
-  constructor(root, { interactive = false } = {}) {
+  constructor(root, { interactive = false, fit = true } = {}) {
     this.root = root;
     this.interactive = interactive;
+    this.fit = fit;
     this.state = null;
+    /** The keyboard (keys.js), when the board is played by it. */
+    this.keys = null;
     this.sources = new Map(); // "R" | "W" | "F1" | "T2:3" -> Set of destinations
     root.classList.add("board");
     if (interactive) root.classList.add("interactive");
@@ -94,7 +99,8 @@ export class Board {
         state.columns.map((c, i) => this.columnPile(c, i))),
     );
     this.layoutColumns();
-    this.restoreFocus(focused);
+    if (this.keys) this.keys.refresh(focused);
+    else this.restoreFocus(focused);
     if (before) this.animateFrom(before);
   }
 
@@ -104,11 +110,12 @@ export class Board {
     const count = state.stock.count;
     const wasteCount = state.waste.count;
     let label = fmt(gettext("Stock, %(cards)s"), { cards: cardCount(count) });
-    if (count) label = fmt(gettext("%(pile)s, draw"), { pile: label });
-    else if (wasteCount) label = fmt(gettext("%(pile)s, recycle the waste"), { pile: label });
+    // (only a board that is played says what a tap on the stock does; a replay's is a picture)
+    if (this.interactive && count) label = fmt(gettext("%(pile)s, draw"), { pile: label });
+    else if (this.interactive && wasteCount) label = fmt(gettext("%(pile)s, recycle the waste"), { pile: label });
     const pile = h("div.pile.stock", {
       dataset: { pile: "S" },
-      role: "button",
+      role: this.interactive ? "button" : "img",
       tabIndex: this.interactive ? 0 : -1,
       "aria-label": label,
     });
@@ -243,7 +250,7 @@ export class Board {
     const longest = Math.max(1, ...this.state.columns.map((c) => c.length));
     this.root.style.removeProperty("--cw");
     let { cw, ch } = this.cardSize();
-    let room = this.columnRoom(area);
+    let room = this.fit ? this.columnRoom(area) : Infinity;
     for (let i = 0; i < 6 && cw > MIN_CARD_WIDTH; i++) {
       const need = ch + (longest - 1) * minFan(cw);
       if (need <= room) break;

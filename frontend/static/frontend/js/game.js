@@ -1,12 +1,13 @@
 // The game page: draws the server's state and sends every tap, drop and undo to the REST API.
 import { api, serverNow } from "./api.js";
-import { Board, cardCount, moveToken, parseMoveToken, pileName } from "./board.js";
-import { cardName } from "./cards.js";
+import { Board, moveToken, parseMoveToken } from "./board.js";
+import { cardName, isRed, rankOf, suitOf } from "./cards.js";
 import { DragController } from "./drag.js";
+import { BoardKeys } from "./keys.js";
 import { bindNewGameForm } from "./newgame.js";
 import { showResult } from "./result.js";
 import { actionWords } from "./words.js";
-import { copyText, fmt, formatDuration, formatDay, formatNumber, reducedMotion, resultLabel, showError, toast } from "./ui.js";
+import { copyText, fmt, formatDuration, formatDay, formatNumber, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
 const FINISH_STEP_MS = 160; // between the Finish button's moves, after each one's animation
@@ -17,9 +18,26 @@ const TEXT = {
   hintNoWin: gettext("No way to win from here."),
   hintUnknown: gettext("I can't tell in time."),
   hintThrottled: (s) => fmt(ngettext("Too many hints: try again in %(seconds)s s.", "Too many hints: try again in %(seconds)s s.", s), { seconds: formatNumber(s) }),
-  stuck: gettext("No useful moves left: a whole pass through the stock offered no card to move. Undo, or start a new game."),
-  stuckNothing: gettext("No moves left: nothing can be played. Undo, or start a new game."),
+  stuck: gettext("No useful moves left: no card can move, however often you go through the stock."),
+  stuckNothing: gettext("No moves left: no card can move."),
+  undoOrNew: gettext("Undo, or start a new game."),
+  newGame: gettext("Start a new game."),
+  undoOrResign: gettext("Undo, or resign to end your attempt as it stands."),
+  resign: gettext("Resign to end your attempt as it stands."),
+  // Why a tap moved nothing (the server's list of legal actions says what can move).
+  foundationTap: gettext("A foundation's cards move only by dragging, or with the keyboard."),
+  wasteTopOnly: gettext("Only the waste's top card can be played."),
+  dragIt: (card) => fmt(gettext("%(card)s can go to a column: “Double click” is off, so drag it there."), { card }),
+  dragRun: (card) => fmt(gettext("A tap never moves a whole column into an empty one: drag %(card)s there."), { card }),
+  cannotMove: (card, next, one, other) => fmt(gettext("%(card)s cannot move now: its foundation needs the %(next)s first, and in a column it goes only on the %(one)s or the %(other)s."), { card, next, one, other }),
+  cannotMoveDone: (card, one, other) => fmt(gettext("%(card)s cannot move now: in a column it goes only on the %(one)s or the %(other)s."), { card, one, other }),
+  runCannotMove: (card, one, other) => fmt(gettext("%(card)s and the cards on it cannot move now: they go only on the %(one)s or the %(other)s."), { card, one, other }),
+  firstVisit: gettext("New to Canfield? The rules, with pictures and a short tour:"),
+  howToPlay: gettext("How to play"),
+  close: gettext("Close"),
+  changedElsewhere: gettext("The game was changed elsewhere: the board is up to date again."),
 };
+const RULES_SEEN_KEY = "canfield.rulesSeen";
 
 const root = document.querySelector("[data-game]");
 const gameId = root.dataset.gameId;
@@ -29,22 +47,19 @@ const board = new Board(boardEl, { interactive: true });
 const doubleClickBox = root.querySelector("[data-double-click]");
 const undoButton = root.querySelector("[data-undo]");
 const announcer = root.querySelector("[data-announce]");
+const messages = pageMessageArea();
+// A message of more than one line takes room from the board: it fits itself again.
+new ResizeObserver(() => game && board.layoutColumns()).observe(messages.el);
 const winBanner = $("[data-win]");
 const hintButton = root.querySelector("[data-hint]");
-const stuckNotice = root.querySelector("[data-stuck]");
 const finishButton = root.querySelector("[data-finish]");
 const resultButton = root.querySelector("[data-open-result]");
 resultButton.addEventListener("click", () => showResult(game));
 
 let game = null;
 let queue = Promise.resolve();
-let picked = null; // keyboard move: {pile, index, count}
 let winShown = false;
 let hint = null; // {ply, action}: the hint shown for this position
-// "No useful moves left": a pass through the stock (from a recycle to the next) in which no
-// position offered anything but drawing, recycling or undoing.
-let passClean = null; // null: no pass watched from its start yet
-let stuck = false;
 
 // ---- settings ----------------------------------------------------------------------------------
 
@@ -58,10 +73,7 @@ doubleClickBox.addEventListener("change", () => {
 const inPlay = () => game && game.status === "in_progress";
 
 async function load({ animate = false } = {}) {
-  const fresh = await api.get(`/api/games/${gameId}/`);
-  const first = !game;
-  show(fresh, { animate });
-  if (first && fresh.ply === 0) passClean = onlyIdle(fresh.state.legal || []); // the deal starts a pass
+  show(await api.get(`/api/games/${gameId}/`), { animate });
 }
 
 /**
@@ -77,16 +89,16 @@ function send(body, renderOptions = {}) {
       const changed = next.applied !== null && next.applied !== undefined;
       show(next, changed ? renderOptions : { animate: false });
       if (changed) {
+        messages.clear(); // the last message was about the position before
         announce(next, before);
-        watchPass(next);
       }
       return changed;
     } catch (err) {
       if (err.code === "stale_ply" || err.code === "game_over" || (err.status === 409 && err.code !== "game_too_long")) {
-        toast(gettext("The game was changed elsewhere: the board is up to date again."), "info");
+        messages.say(TEXT.changedElsewhere, "info");
         await load().catch(() => {});
       } else {
-        toast(err.message, "error");
+        messages.say(err.message, "error");
       }
       return false;
     }
@@ -96,13 +108,72 @@ function send(body, renderOptions = {}) {
   return result;
 }
 
-function tap(pile, index) {
+async function tap(pile, index) {
   if (!inPlay()) return;
-  if (pile.startsWith("F")) return; // foundation cards move only by dragging
+  const underWasteTop = pile === "W" && index !== null && index !== undefined && index !== game.state.waste.cards.length - 1;
+  if (pile.startsWith("F") || underWasteTop) {
+    refuseTap(pile, index); // foundation cards move only by dragging; only the waste's top plays
+    return;
+  }
   const body = { tap: pile, double_click: doubleClickBox.checked };
   // A column card is named by its index (0 = bottom); elsewhere the pile's top card is meant.
   if (pile.startsWith("T") && index !== null && index !== undefined) body.index = index;
-  return send(body);
+  const before = game.ply;
+  const moved = await send(body);
+  if (!moved && game.ply === before && pile !== "S") refuseTap(pile, index);
+}
+
+/** A tap that moved nothing: the card shakes, and the message area says why. */
+function refuseTap(pile, index) {
+  const s = game.state;
+  const els = pile.startsWith("T") || pile.startsWith("F") || index === null || index === undefined
+    ? board.runElements(pile, index ?? 0)
+    : board.root.querySelectorAll(`.card[data-pile="${pile}"][data-index="${index}"]`);
+  for (const el of els) {
+    el.classList.remove("shake");
+    void el.offsetWidth; // (restarts the animation)
+    el.classList.add("shake");
+    el.addEventListener("animationend", () => el.classList.remove("shake"), { once: true });
+  }
+  const why = whyNot(pile, index, s);
+  if (why) messages.say(why, "error", 6000);
+}
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+const RANK_ORDER = "A23456789TJQK";
+
+/** The two cards `card` goes on in a column: the other colour, one rank higher (K on A). */
+function goesOn(card) {
+  const rank = RANK_ORDER[(RANK_ORDER.indexOf(rankOf(card)) + 1) % 13];
+  return (isRed(suitOf(card)) ? ["S", "C"] : ["H", "D"]).map((suit) => cardName(rank + suit));
+}
+
+/** Why a tap on (pile, index) moved nothing, in words, from the player's view of the board. */
+function whyNot(pile, index, s) {
+  if (pile.startsWith("F")) return TEXT.foundationTap;
+  let card;
+  let count = 1;
+  if (pile === "R") card = s.reserve.top;
+  else if (pile === "W") {
+    const cards = s.waste.cards || [];
+    if (index !== null && index !== undefined && index !== cards.length - 1) return TEXT.wasteTopOnly;
+    card = cards.at(-1);
+  } else {
+    const column = s.columns[Number(pile.slice(1)) - 1];
+    const i = index ?? column.length - 1;
+    card = column[i];
+    count = column.length - i;
+  }
+  if (!card) return null;
+  const name = capital(cardName(card));
+  const moves = (s.legal || []).map(parseMoveToken).filter((m) => m && m.src === pile && m.count === count);
+  if (moves.length) return moves.every((m) => m.dst.startsWith("T")) && !doubleClickBox.checked ? TEXT.dragIt(name) : TEXT.dragRun(name);
+  const [one, other] = goesOn(card);
+  if (count > 1) return TEXT.runCannotMove(name, one, other);
+  const f = s.foundations.find((x) => x.suit === suitOf(card));
+  if (!f || f.cards.length === 13) return TEXT.cannotMoveDone(name, one, other);
+  const next = RANK_ORDER[(RANK_ORDER.indexOf(f.start) + f.cards.length) % 13] + f.suit;
+  return TEXT.cannotMove(name, cardName(next), one, other);
 }
 
 function move(src, count, dst, renderOptions) {
@@ -123,8 +194,34 @@ function show(next, renderOptions = {}) {
   board.render(game.state, renderOptions);
   if (hint && hint.ply === game.ply) highlight(hint.action);
   else hint = null;
+  messages.stand(standingMessage());
   if (game.kind === "daily" && wasInPlay && !inPlay()) showResult(game); // ended here
   else if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
+}
+
+/**
+ * What the message area says while nothing else is said: that no card can move (the server's
+ * `stuck`, from the position: it holds across reloads and goes with the game's end), offering
+ * only what can be done; else, until the rules have been seen once, where they are.
+ */
+function standingMessage() {
+  const s = game.state;
+  if (inPlay() && s.stuck) {
+    const turns = (s.legal || []).some((t) => t === "D" || t === "C");
+    const next = game.kind === "daily"
+      ? (s.can_undo ? TEXT.undoOrResign : TEXT.resign)
+      : (s.can_undo ? TEXT.undoOrNew : TEXT.newGame);
+    return { text: `${turns ? TEXT.stuck : TEXT.stuckNothing} ${next}`, kind: "stuck" };
+  }
+  if (inPlay() && !localStorage.getItem(RULES_SEEN_KEY)) {
+    const close = h("button.button.small", { type: "button" }, TEXT.close);
+    close.addEventListener("click", () => {
+      localStorage.setItem(RULES_SEEN_KEY, "1");
+      messages.stand(standingMessage());
+    });
+    return { text: TEXT.firstVisit, kind: "welcome", actions: [h("a.button.small.primary", { href: "/how-to-play/" }, TEXT.howToPlay), close] };
+  }
+  return null;
 }
 
 function drawHud() {
@@ -153,7 +250,7 @@ function drawHud() {
   root.querySelector("[data-resign]").hidden = !inPlay();
   hintButton.hidden = !inPlay() || game.kind !== "practice";
   resultButton.hidden = inPlay() || game.kind !== "daily";
-  finishButton.hidden = !inPlay() || !canFinish(s);
+  finishButton.hidden = !inPlay() || !s.finishable;
   boardEl.classList.toggle("finished", !inPlay());
   tick();
 }
@@ -184,43 +281,12 @@ function showWin() {
     { score: formatNumber(game.score), count: formatNumber(game.actions), time },
   );
   winBanner.querySelector("[data-win-replay]").href = `/games/${game.id}/replay/`;
-  winBanner.hidden = false;
+  winBanner.showModal(); // (a dialog: Escape closes it)
   winBanner.querySelector("[data-win-close]").focus();
 }
-winBanner.querySelector("[data-win-close]").addEventListener("click", () => { winBanner.hidden = true; });
+winBanner.querySelector("[data-win-close]").addEventListener("click", () => winBanner.close());
 
-// ---- hints (practice games) and "no useful moves left" -----------------------------------------
-
-const onlyIdle = (legal) => legal.every((t) => t === "D" || t === "C" || t === "U");
-
-/**
- * The notice shows once a whole pass through the stock (from a recycle, or the deal, to the next
- * recycle) offered no action but drawing, recycling or undoing — the next pass is the same — or
- * when nothing but undo is left; it goes when a card can move again.
- */
-function watchPass(next) {
-  const legal = next.state.legal || [];
-  const idle = onlyIdle(legal);
-  if (next.status !== "in_progress") {
-    passClean = null;
-    stuck = false;
-  } else if (!idle) {
-    passClean = false;
-    stuck = false;
-  } else if (!legal.some((t) => t === "D" || t === "C")) {
-    stuck = true;
-  } else if (next.applied === "C") {
-    if (passClean === true) stuck = true;
-    passClean = true; // a new pass starts here
-  }
-  if (stuckNotice.hidden === stuck) {
-    stuckNotice.hidden = !stuck;
-    board.layoutColumns(); // the notice takes room from the board
-  }
-  const text = legal.some((t) => t === "D" || t === "C") ? TEXT.stuck : TEXT.stuckNothing;
-  if (stuck && stuckNotice.textContent !== text) announcer.textContent = text;
-  stuckNotice.textContent = stuck ? text : "";
-}
+// ---- hints (practice games) ----------------------------------------------------------------
 
 function highlight(action) {
   for (const el of boardEl.querySelectorAll(".hint-source, .hint-target")) el.classList.remove("hint-source", "hint-target");
@@ -252,10 +318,9 @@ async function askHint() {
     } else {
       text = answer.outcome === "no_win" ? TEXT.hintNoWin : TEXT.hintUnknown;
     }
-    announcer.textContent = text;
-    toast(text, "info", 4500);
+    messages.say(text, "info", 8000);
   } catch (err) {
-    toast(err.status === 429 ? TEXT.hintThrottled(err.body.retry_after ?? 60) : err.message, "error");
+    messages.say(err.status === 429 ? TEXT.hintThrottled(err.body.retry_after ?? 60) : err.message, "error");
   } finally {
     hintButton.disabled = false;
   }
@@ -264,27 +329,18 @@ hintButton.addEventListener("click", askHint);
 
 // ---- finish --------------------------------------------------------------------------------
 
-const RANKS = "A23456789TJQK";
-
 /**
- * True when only foundation moves are left to play: stock, waste and reserve empty and each
- * column in order, every card below a higher one (counted from the foundations' base rank). Then
- * the lowest card left is always a column's last card and the next one its foundation needs.
+ * Finish: offered while the server's `finishable` says the rest needs no decision; plays it one
+ * ordinary action at a time, each one the player asked for: every foundation move there is (in
+ * any order), and when there is none, a draw or a recycle.
  */
-function canFinish(state) {
-  if (state.stock.count || state.waste.count || state.reserve.count) return false;
-  const start = RANKS.indexOf(state.foundations[0].start === "10" ? "T" : state.foundations[0].start);
-  const rel = (card) => (RANKS.indexOf(card.slice(0, -1)) - start + 13) % 13;
-  return state.columns.every((column) => column.every((card, i) => i === 0 || rel(column[i - 1]) > rel(card)));
-}
-
-/** Plays the foundation moves one at a time, each an ordinary action the player asked for. */
 async function finish() {
-  if (!inPlay() || !canFinish(game.state)) return;
+  if (!inPlay() || !game.state.finishable) return;
   finishButton.disabled = true;
   try {
-    while (inPlay() && canFinish(game.state)) {
-      const token = (game.state.legal || []).find((t) => /^T[1-4]-F[1-4]$/.test(t));
+    while (inPlay() && game.state.finishable) {
+      const legal = game.state.legal || [];
+      const token = legal.find((t) => /^(R|W|T[1-4])-F[1-4]$/.test(t)) || legal.find((t) => t === "D" || t === "C");
       if (!token || !(await send({ action: token }))) break;
       if (!reducedMotion()) await new Promise((resolve) => setTimeout(resolve, FINISH_STEP_MS));
     }
@@ -304,61 +360,18 @@ new DragController(board, {
 
 // ---- keyboard ----------------------------------------------------------------------------------
 
-function focusedPlace(target) {
-  const el = target.closest("[data-pile]");
-  if (!el || !boardEl.contains(el)) return null;
-  const pile = el.dataset.pile;
-  const index = el.dataset.index !== undefined && el.classList.contains("card") ? Number(el.dataset.index) : null;
-  return { pile, index, el };
-}
-
-function setPicked(next) {
-  for (const el of boardEl.querySelectorAll(".picked")) el.classList.remove("picked");
-  picked = next;
-  boardEl.classList.toggle("picking", Boolean(picked));
-  if (!picked) return;
-  for (const el of board.runElements(picked.pile, picked.index ?? 0)) el.classList.add("picked");
-}
-
-boardEl.addEventListener("keydown", (e) => {
-  if (e.ctrlKey || e.metaKey || e.altKey) return;
-  const place = focusedPlace(e.target);
-  if (!place) return;
-  if (e.key === "Enter" || e.key === " ") {
-    e.preventDefault();
-    if (picked) {
-      const { pile, index, count } = picked;
-      setPicked(null);
-      if (place.pile !== pile && (place.pile.startsWith("T") || place.pile.startsWith("F"))) {
-        move(pile, count, place.pile);
-      } else {
-        announcer.textContent = gettext("Put back.");
-      }
-      return;
-    }
-    tap(place.pile, place.index);
-  } else if (e.key === "m" || e.key === "M") {
-    e.preventDefault();
-    if (!inPlay()) return;
-    const { pile } = place;
-    let { index } = place;
-    if (pile === "S") return;
-    if (pile.startsWith("F")) {
-      const cards = game.state.foundations[Number(pile.slice(1)) - 1].cards;
-      if (!cards.length) return;
-      index = cards.length - 1;
-    }
-    if (index === null) return;
-    const count = board.runLength(pile, index);
-    setPicked({ pile, index, count });
-    announcer.textContent = fmt(
-      gettext("Picked up %(cards)s from %(pile)s. Move to a pile and press Enter to drop, Escape to cancel."),
-      { cards: cardCount(count), pile: pileName(pile, game.state) },
-    );
-  } else if (e.key === "Escape" && picked) {
-    setPicked(null);
-    announcer.textContent = gettext("Cancelled.");
-  }
+const keys = new BoardKeys(board, {
+  enabled: inPlay,
+  tap: (pile, index) => tap(pile, index),
+  move: (src, count, dst) => move(src, count, dst),
+  say: (text, kind = "info") => messages.say(text, kind, 8000),
+});
+// The page's first link skips straight to the cards (the first group's place in the Tab order).
+document.querySelector(".skip-link")?.addEventListener("click", (e) => {
+  const first = keys.first();
+  if (!first) return;
+  e.preventDefault();
+  first.focus();
 });
 
 document.addEventListener("keydown", (e) => {
@@ -382,7 +395,7 @@ undoButton.addEventListener("click", undo);
 
 root.querySelector("[data-copy-code]").addEventListener("click", async () => {
   const ok = await copyText(game.code);
-  toast(ok ? fmt(gettext("Copied %(code)s"), { code: game.code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
+  messages.say(ok ? fmt(gettext("Copied %(code)s"), { code: game.code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
 });
 
 root.querySelector("[data-resign]").addEventListener("click", async () => {
@@ -394,13 +407,13 @@ root.querySelector("[data-resign]").addEventListener("click", async () => {
   try {
     show(await api.post(`/api/games/${gameId}/resign/`), { animate: false });
   } catch (err) {
-    toast(err.message, "error");
+    messages.say(err.message, "error");
   }
 });
 
 const newGameDialog = $("[data-new-game-dialog]");
 function openNewGame() {
-  winBanner.hidden = true;
+  if (winBanner.open) winBanner.close();
   const form = newGameDialog.querySelector("form");
   if (game) form.elements.draw.value = String(game.draw);
   newGameDialog.showModal();

@@ -2,7 +2,7 @@
 // (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { copyText, fmt, formatDay, formatNumber, h, loginUrl, resultLabel, toast } from "./ui.js";
+import { copyText, fmt, formatDay, formatNumber, h, loginUrl, pageMessageArea, resultLabel, toast } from "./ui.js";
 import { actionWords } from "./words.js";
 
 const root = document.querySelector("[data-replay]");
@@ -15,6 +15,8 @@ const scrubber = root.querySelector("[data-scrubber]");
 const playButton = root.querySelector("[data-play]");
 const speedSelect = root.querySelector("[data-speed]");
 const tokenList = root.querySelector("[data-tokens]");
+// A message takes its line above the board only while it shows: the board fits itself again.
+new ResizeObserver(() => record && board.layoutColumns()).observe(pageMessageArea().el);
 // On a phone the list of actions starts folded: the board needs the room.
 if (window.matchMedia("(max-width: 699px)").matches) root.querySelector("[data-actions-list]").open = false;
 

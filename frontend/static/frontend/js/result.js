@@ -1,13 +1,14 @@
-// The result card of a daily attempt that is over: won or cards placed, actions, time, the rank
+// The result card of a daily attempt that is over: won or cards on the foundations, actions, time, the rank
 // now (kept live from the day's board), the day's par once published, and a spoiler-free text
 // to share (date, result, rank; never a card).
 import { api } from "./api.js";
 import { LiveBoard } from "./live.js";
-import { copyText, fmt, formatDay, formatDuration, formatNumber, toast } from "./ui.js";
+import { copyText, fmt, formatDay, formatDuration, formatNumber } from "./ui.js";
 
 const TEXT = {
   won: pgettext("game result", "Won"),
-  cards: (n) => fmt(gettext("%(count)s/52 cards"), { count: formatNumber(n) }),
+  // (the base card counts: it is on its foundation from the deal)
+  cards: (n) => fmt(ngettext("%(count)s card on the foundations", "%(count)s cards on the foundations", n), { count: formatNumber(n) }),
   rank: (rank, count) => (count
     ? fmt(gettext("%(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) })
     : formatNumber(rank)),
@@ -28,6 +29,7 @@ const TEXT = {
 
 const me = document.body.dataset.username;
 const card = document.querySelector("[data-result-card]");
+const message = card.querySelector("[data-result-message]"); // (the page's own is behind the dialog)
 let current = null; // {game, rank, count}
 let live = null;
 let refetching = null;
@@ -110,14 +112,16 @@ export function showResult(game) {
   card.querySelector("[data-result-replay]").href = `/games/${game.id}/replay/`;
   card.querySelector("[data-result-board]").href = `/leaderboard/${game.daily_date}/`;
   drawRank();
-  card.hidden = false;
+  message.textContent = "";
+  if (!card.open) card.showModal(); // (a dialog: Escape closes it)
   card.querySelector("[data-share]").focus();
   refresh();
   watch(game.daily_date);
 }
 
-card.querySelector("[data-result-close]").addEventListener("click", () => { card.hidden = true; });
+card.querySelector("[data-result-close]").addEventListener("click", () => card.close());
 card.querySelector("[data-share]").addEventListener("click", async () => {
   const ok = await copyText(shareText());
-  toast(ok ? TEXT.copied : TEXT.copyFailed, ok ? "success" : "error");
+  message.textContent = ok ? TEXT.copied : TEXT.copyFailed;
+  message.dataset.kind = ok ? "success" : "error";
 });

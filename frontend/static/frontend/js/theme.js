@@ -4,6 +4,8 @@
 (function () {
   var KEY = "canfield.theme";
   var root = document.documentElement;
+  // Scripts run: the styles may fold what a script unfolds (the header's menu on small screens).
+  root.classList.add("js");
   var system = window.matchMedia("(prefers-color-scheme: dark)");
 
   function stored() {

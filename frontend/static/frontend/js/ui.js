@@ -60,11 +60,76 @@ export function svgUse(id, className = "") {
   return svg;
 }
 
+/**
+ * The page's one place for messages: one at a time, in a line of its own that never covers the
+ * cards, read out by screen readers (a polite live region). A message said with `say` shows for
+ * a while, then the standing one (set with `stand`: a notice that holds while it is true, such
+ * as "no useful moves left") comes back.
+ */
+export class MessageArea {
+  constructor(el) {
+    this.el = el;
+    this.text = el.querySelector("[data-message-text]");
+    this.extra = el.querySelector("[data-message-actions]");
+    this.standing = null;
+    this.timer = null;
+  }
+
+  /** Shows `text` for `ms` milliseconds (then the standing message again). */
+  say(text, kind = "info", ms = 5000) {
+    clearTimeout(this.timer);
+    this.show({ text, kind, actions: [] });
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.show(this.standing);
+    }, ms);
+  }
+
+  /** The message that stays while nothing else is said: {text, kind, actions}, or null. */
+  stand(message) {
+    this.standing = message;
+    if (!this.timer) this.show(message);
+  }
+
+  /** Takes back a message said with `say` at once. */
+  clear() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.show(this.standing);
+  }
+
+  show(message) {
+    const text = message?.text ?? "";
+    if (this.text.textContent !== text) this.text.textContent = text; // (read out when it changes)
+    this.el.dataset.kind = message?.kind ?? "";
+    this.extra.replaceChildren(...(message?.actions || []));
+    this.el.classList.toggle("has-message", Boolean(text));
+  }
+}
+
+let pageMessages;
+
+/** The page's message area, when it has one. */
+export function pageMessageArea() {
+  if (pageMessages === undefined) {
+    const el = document.querySelector("[data-messages]");
+    pageMessages = el ? new MessageArea(el) : null;
+  }
+  return pageMessages;
+}
+
+/** A short message: in the page's message area when it has one, else a floating note (one at a
+ * time: a new one replaces the last). */
 export function toast(message, kind = "info", ms = 3200) {
+  const area = pageMessageArea();
+  if (area) {
+    area.say(message, kind, Math.max(ms, 4000));
+    return;
+  }
   const box = document.getElementById("toasts");
   if (!box) return;
   const item = h(`div.toast.toast-${kind}`, {}, message);
-  box.append(item);
+  box.replaceChildren(item);
   requestAnimationFrame(() => item.classList.add("show"));
   setTimeout(() => {
     item.classList.remove("show");
