@@ -405,6 +405,11 @@ HINT_SECONDS = env_float("HINT_SECONDS", 2.0, minimum=0.1, maximum=10.0)
 SOLVER_WORKERS = env_int("SOLVER_WORKERS", 1, minimum=1)
 SOLVER_QUEUE = env_int("SOLVER_QUEUE", 4, minimum=0)
 SOLVER_WAIT = env_float("SOLVER_WAIT", 5.0, minimum=0.1, maximum=300.0)
+# The workers' scheduling priority (nice, 0 to 19): above 0, the CPU goes to the web processes
+# first when both want it.
+SOLVER_NICE = env_int("SOLVER_NICE", 10, minimum=0)
+if SOLVER_NICE > 19:
+    raise ImproperlyConfigured(f"SOLVER_NICE: expected 0 to 19, got {SOLVER_NICE}")
 
 # The admin (/admin/, read-only over games): on by default for `make run`; the compose file
 # turns it off unless ADMIN_ENABLED is set there. Its log-in page has the API's log-in limits.

@@ -201,7 +201,7 @@ def _build_record(game: Game, head: GameSummary, states: bool) -> Future[worker.
     }
     # (plain values: a worker has no Django, so no model's enumeration may be pickled)
     plain: dict[str, Any] = {k: str(v) if isinstance(v, str) else v for k, v in head.items()}
-    return pool.submit(worker.build_record, plain, log, fields, states)
+    return pool.submit(worker.build_record, plain, log, fields, states, not game.is_daily)
 
 
 #: The player a solver's line is recorded as (no account name has parentheses).

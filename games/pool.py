@@ -24,7 +24,9 @@ own (Celery or RQ over Redis, or Dramatiq): the same pure functions, submitted b
 same bound and deadline kept by the queue. ``docs/performance.md`` has the figures.
 
 Workers are started with ``spawn``: a web process has threads (Twisted's, the broadcaster's, the
-database's), and forking a process with threads can copy a lock held by one of them.
+database's), and forking a process with threads can copy a lock held by one of them. They run at a
+lower scheduling priority (``SOLVER_NICE``, 10 by default): on a machine with few cores, the CPU
+goes to the processes that answer moves first, and searches take what is left.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import logging
 import math
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -59,7 +62,10 @@ class _Pool:
         self.capacity = workers + queue
         self.slots = threading.BoundedSemaphore(self.capacity)
         self.executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=os.nice,
+            initargs=(settings.SOLVER_NICE,),
         )
         #: Tasks submitted and finished, for the health of the pool (and the tests).
         self.submitted = 0

@@ -104,12 +104,15 @@ def build_record(
     log: list[tuple[int, str, int]],
     record: dict[str, Any],
     states: bool,
+    sees_hidden: bool = False,
 ) -> BuiltRecord:
     """The record of a game: ``head`` (the fields a game and its record share, as the API shows
     them), its ``log`` (ply, token, score after each action), the text notation made from
     ``record`` (``GameRecord``'s fields: code, player, date, result, score) — its ``[Code]``
     header left out when ``head["code"]`` is null — and, with ``states``, the player's view at
-    every ply. Serialised as the API's ``RecordDict`` and compressed."""
+    every ply (their answers about what is ahead from the hidden cards too when ``sees_hidden``:
+    a practice game's, as its player saw them). Serialised as the API's ``RecordDict`` and
+    compressed."""
     actions = tuple(Action.parse(token) for _, token, _ in log)
     code = DealCode.parse(record["code"])
     text = GameRecord(**{**record, "code": code, "actions": actions}).text()
@@ -122,8 +125,8 @@ def build_record(
     }
     if states:
         engine = Canfield(code)
-        views = [engine.player_view()]
-        views += [engine.player_view() for _ in engine.replaying(actions)]
+        views = [engine.player_view(sees_hidden=sees_hidden)]
+        views += [engine.player_view(sees_hidden=sees_hidden) for _ in engine.replaying(actions)]
         payload["states"] = views
     body = json.dumps(payload, separators=(",", ":")).encode()
     etag = hashlib.sha256(body).hexdigest()[:32]
