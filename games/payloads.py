@@ -172,11 +172,12 @@ def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltR
     kept = StoredRecord.objects.filter(game=game, states=states).first()
     if kept is not None:
         return worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size)
-    future, started = pool.shared(
-        ("record", game.pk, states), lambda: _build_record(game, head, states)
-    )
-    built = pool.wait(future, RECORD_SECONDS)
-    if started:  # (those who shared the build leave the storing to the one who started it)
+    key = ("record", game.pk, states)
+    future, started = pool.shared(key, lambda: _kept_or_built(game, head, states))
+    if not started:  # (the one who started the build stores it)
+        return pool.wait(future, RECORD_SECONDS)
+    try:
+        built = pool.wait(future, RECORD_SECONDS)
         StoredRecord.objects.bulk_create(
             [
                 StoredRecord(
@@ -185,7 +186,19 @@ def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltR
             ],
             ignore_conflicts=True,  # (built at once by another process: the same record)
         )
+    finally:
+        pool.forget(key)  # (stored, or failed: from now on a reader reads it, or builds anew)
     return built
+
+
+def _kept_or_built(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:
+    """The kept record (stored by a build that ended since the caller looked), else a build."""
+    kept = StoredRecord.objects.filter(game=game, states=states).first()
+    if kept is None:
+        return _build_record(game, head, states)
+    done: Future[worker.BuiltRecord] = Future()
+    done.set_result(worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size))
+    return done
 
 
 def _build_record(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:

@@ -134,21 +134,22 @@ def shared(key: object, start: Callable[[], Future[T]]) -> tuple[Future[T], bool
     """The task of ``key`` in the pool: the one already there, or the one ``start()`` submits
     (called only then, under a lock: read what the task needs inside it). Callers that ask for the
     same work while it runs share one task — thirty readers of one record start one build. Returns
-    the future, and whether this caller started it (and so may store its result)."""
+    the future, and whether this caller started it: the starter keeps the result where later
+    callers find it, then calls :func:`forget` (until then, a caller gets the same future, done or
+    not)."""
     with _shared_lock:
         pending = _shared.get(key)
-        if pending is not None and not pending.done():
+        if pending is not None:
             return pending, False
         future = start()
         _shared[key] = future
+        return future, True
 
-    def forget(done: Future[T]) -> None:
-        with _shared_lock:
-            if _shared.get(key) is done:
-                del _shared[key]
 
-    future.add_done_callback(forget)
-    return future, True
+def forget(key: object) -> None:
+    """Drop the shared task of ``key`` (see :func:`shared`)."""
+    with _shared_lock:
+        _shared.pop(key, None)
 
 
 def run(budget: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
