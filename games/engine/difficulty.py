@@ -15,7 +15,9 @@ hard       5% to 15%
 fierce     less than 5%
 ========== =====================
 
-A day's deal is picked in a **band** of shares (:class:`Band`, :mod:`games.engine.certify`).
+A day's deal is picked in a **band** of shares (:class:`Band`, :mod:`games.engine.certify`), its
+weekday's: :data:`WEEK` is the service's rhythm unless configured otherwise, gentle early in the
+week and fierce at the weekend.
 Testing a candidate against a band stops as soon as the games left could no longer bring its
 share into the band (:func:`in_band`), so that the many candidates outside it cost little.
 
@@ -40,6 +42,11 @@ LABELS: Final[tuple[tuple[Label, float], ...]] = (
     ("hard", 0.05),
     ("fierce", 0.0),
 )
+
+
+#: The bands of the days, Monday first (``DAILY_DIFFICULTY_WEEK``'s default): gentle on Monday
+#: and Tuesday, moderate on Wednesday and Thursday, hard on Friday, fierce at the weekend.
+WEEK: Final = "35-100,35-100,15-35,15-35,5-15,0-5,0-5"
 
 
 def label_of(share: float) -> Label:
@@ -173,6 +180,7 @@ def measure(code: DealCode | str, games: int, known: tuple[LevelResult, ...] = (
 
 __all__ = [
     "LABELS",
+    "WEEK",
     "Band",
     "Difficulty",
     "Label",
