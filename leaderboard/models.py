@@ -96,6 +96,7 @@ class DailyDeal(models.Model):
         max_length=8,
         blank=True,
         default="",
+        db_default="",  # (rows written by SQL alone, as the legacy days' migration did, get it)
         help_text="Band (per cent) it was picked in; empty if measured later",
     )
 
