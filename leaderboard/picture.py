@@ -139,9 +139,7 @@ def picture(
     final = day < utc_today(now)
     mine = None
     if viewer is not None and viewer.is_authenticated:
-        mine = Game.objects.filter(
-            Q(owner_id=viewer.pk), kind=Game.Kind.DAILY, daily_date=day
-        ).first()
+        mine = Game.objects.filter(owner_id=viewer.pk, kind=Game.Kind.DAILY, daily_date=day).first()
     return {
         "date": day.isoformat(),
         "final": final,

@@ -72,7 +72,6 @@ CASUAL: Final = Level("casual", notice=0.85, runs=True, patience=2, take_backs=T
 EXPERT: Final = Level("expert", notice=0.98, runs=True, patience=3, take_backs=True, undos=300)
 #: The levels, weakest first; the middle one is the casual player.
 LEVELS: Final = (NOVICE, CASUAL, EXPERT)
-LEVEL_BY_NAME: Final = {level.name: level for level in LEVELS}
 
 #: The most actions a simulated game may take: a player's game never needs as many.
 MAX_ACTIONS: Final = 1500
@@ -330,7 +329,6 @@ __all__ = [
     "CASUAL",
     "EXPERT",
     "LEVELS",
-    "LEVEL_BY_NAME",
     "MAX_ACTIONS",
     "NOVICE",
     "Level",
