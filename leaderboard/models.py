@@ -28,6 +28,7 @@ from typing import Any
 from django.db import models
 
 from games.engine.difficulty import Difficulty, LevelResult
+from games.engine.players import LEVELS
 
 
 class DailyDeal(models.Model):
@@ -110,10 +111,14 @@ class DailyDeal(models.Model):
         """The deal's difficulty as measured, or ``None`` if it has none yet."""
         if self.difficulty_share is None or not self.difficulty_levels:
             return None
+        stored = self.difficulty_levels  # (in the levels' order: PostgreSQL's jsonb keeps none)
         return Difficulty(
             tuple(
-                LevelResult(level, figures["games"], figures["wins"], figures["cards"])
-                for level, figures in self.difficulty_levels.items()
+                LevelResult(
+                    level.name, *(stored[level.name][k] for k in ("games", "wins", "cards"))
+                )
+                for level in LEVELS
+                if level.name in stored
             )
         )
 
