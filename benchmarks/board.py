@@ -46,6 +46,8 @@ from typing import Any
 
 from common import (
     TEST_DEAL_POSITIONS,
+    TEST_DIFFICULTY_GAMES,
+    TEST_DIFFICULTY_WEEK,
     Deployment,
     RedisServer,
     django_env,
@@ -275,12 +277,22 @@ def secret_for(day: dt.date) -> str:
     """A DAILY_DEAL_SECRET whose deal of ``day`` has no scoring move in its first actions: the
     players' moves then change their rows without sending them to the top (a typical move)."""
     from games.engine import Action, Canfield
-    from leaderboard.deals import certify
+    from games.engine.certify import certify
+    from games.engine.difficulty import Band
 
+    band = Band.parse(TEST_DIFFICULTY_WEEK.split(",")[day.weekday()])
     while True:
         secret = secrets.token_hex(16)
-        # The servers certify on django_env's budget (DAILY_DEAL_POSITIONS).
-        found = certify(day, secret=secret.encode(), max_positions=TEST_DEAL_POSITIONS)
+        # The servers certify on django_env's budgets (DAILY_DEAL_POSITIONS, the difficulty's).
+        found = certify(
+            secret.encode(),
+            day,
+            positions=TEST_DEAL_POSITIONS,
+            shorten_positions=0,
+            candidates=200,
+            band=band,
+            games=TEST_DIFFICULTY_GAMES,
+        )
         engine = Canfield(found.code)
         for _ in range(4):
             token, scoring = next_action([a.token() for a in engine.legal_moves])

@@ -20,6 +20,8 @@ if str(ROOT) not in sys.path:  # the servers and players the tests use too
 
 from tests.support import (  # noqa: E402
     TEST_DEAL_POSITIONS,
+    TEST_DIFFICULTY_GAMES,
+    TEST_DIFFICULTY_WEEK,
     Daphne,
     Deployment,
     Nginx,
@@ -35,6 +37,8 @@ from tests.support import (  # noqa: E402
 
 __all__ = [
     "TEST_DEAL_POSITIONS",
+    "TEST_DIFFICULTY_GAMES",
+    "TEST_DIFFICULTY_WEEK",
     "Daphne",
     "Deployment",
     "Nginx",

@@ -18,6 +18,7 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from canfield_site import redis_bounds
+from games.engine.difficulty import WEEK, Band
 
 # Django's generic classes subscriptable at run time (ModelAdmin[Game]), as their types are.
 django_stubs_ext.monkeypatch()
@@ -156,6 +157,18 @@ def env_secret(name: str, environ: Mapping[str, str] = os.environ) -> str:
     return value
 
 
+def env_bands(name: str, default: str, environ: Mapping[str, str] = os.environ) -> tuple[Band, ...]:
+    """Seven bands of shares in per cent, Monday first: "35-100,35-100,15-35,..."."""
+    items = env_list(name, default, environ)
+    try:
+        bands = tuple(Band.parse(item) for item in items)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: {exc}") from None
+    if len(bands) != 7:
+        raise ImproperlyConfigured(f"{name}: expected 7 bands, Monday first, got {len(bands)}")
+    return bands
+
+
 def env_database(name: str, default: str, environ: Mapping[str, str] = os.environ) -> Any:
     """A database URL read by dj-database-url (postgres://..., sqlite:///path)."""
     url = env_str(name, default, environ)
@@ -202,6 +215,18 @@ DAILY_DEAL_SECRET = env_secret("DAILY_DEAL_SECRET")
 DAILY_DEAL_POSITIONS = env_int("DAILY_DEAL_POSITIONS", 2_000_000, minimum=1000)
 DAILY_DEAL_SHORTEN_POSITIONS = env_int("DAILY_DEAL_SHORTEN_POSITIONS", 200_000, minimum=0)
 DAILY_DEAL_CANDIDATES = env_int("DAILY_DEAL_CANDIDATES", 200, minimum=1)
+# The daily deal's difficulty (games.engine.difficulty, docs/difficulty.md): the simulated games
+# each level plays on a candidate (games, not seconds: every process picks the same candidate),
+# and each weekday's band of the casual player's share of wins, in per cent, Monday first:
+# gentle early in the week, hardest at the weekend.
+DAILY_DIFFICULTY_GAMES = env_int("DAILY_DIFFICULTY_GAMES", 30, minimum=1)
+DAILY_DIFFICULTY_WEEK = env_bands("DAILY_DIFFICULTY_WEEK", WEEK)
+for _band in DAILY_DIFFICULTY_WEEK:
+    if not any(_band.holds(k, DAILY_DIFFICULTY_GAMES) for k in range(DAILY_DIFFICULTY_GAMES + 1)):
+        raise ImproperlyConfigured(
+            f"DAILY_DIFFICULTY_WEEK: no share of {DAILY_DIFFICULTY_GAMES} games "
+            f"(DAILY_DIFFICULTY_GAMES) falls in band {_band}"
+        )
 # The deadline of one day's certification, in seconds (it gives up, and tries again later).
 DAILY_DEAL_SECONDS = env_float("DAILY_DEAL_SECONDS", 600.0, minimum=1.0, maximum=3600.0)
 # Every web process keeps today's and tomorrow's deals dealt, in its solver pool, in the

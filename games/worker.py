@@ -7,7 +7,9 @@ Each function takes and returns plain, picklable values:
 - :func:`hint_line`: solve a game's position and return the whole winning line, each step with
   the key of the position it is played from, so that the web process can answer every later hint
   along the line with a lookup;
-- :func:`certify_day`: find a day's certified deal (``games.engine.certify``);
+- :func:`certify_day`: find a day's certified deal (``games.engine.certify``), in the day's band
+  of difficulty;
+- :func:`measure_deal`: the difficulty of a deal (``games.engine.difficulty``);
 - :func:`build_record`: a game's record as compressed JSON, with every state if asked.
 
 Every one of them ends by a deadline of its own (the solver's budget, the length of a game), so a
@@ -27,6 +29,7 @@ from typing import Any
 from games.engine import Action, Canfield, DealCode, GameRecord
 from games.engine import state as engine_state
 from games.engine.certify import Certified, certify
+from games.engine.difficulty import Band, Difficulty, measure
 from games.engine.solver import Outcome, solve
 
 #: gzip level of stored records: level 6 is within a few per cent of 9 on game records, at a
@@ -78,16 +81,26 @@ def certify_day(
     shorten_positions: int,
     candidates: int,
     seconds: float,
+    band: Band,
+    games: int,
 ) -> Certified:
-    """The certified deal of ``day`` (see ``games.engine.certify.certify``)."""
+    """The certified deal of ``day``, its difficulty in ``band`` measured in ``games`` games per
+    level (see ``games.engine.certify.certify``)."""
     return certify(
         secret,
         day,
         positions=positions,
         shorten_positions=shorten_positions,
         candidates=candidates,
+        band=band,
+        games=games,
         seconds=seconds,
     )
+
+
+def measure_deal(code: str, games: int) -> Difficulty:
+    """The difficulty of deal ``code``: ``games`` simulated games at each level."""
+    return measure(code, games)
 
 
 @dataclass(frozen=True)

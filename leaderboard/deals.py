@@ -47,6 +47,7 @@ from games import pool, worker
 from games.clock import utc_today
 from games.engine import Card, DealCode
 from games.engine.certify import DAILY_DRAW, DAILY_VARIANT, Certified, NoCertifiedDeal
+from games.engine.difficulty import Band
 from leaderboard.models import DailyDeal, DealSecret
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "deal_of",
     "deal_secret",
     "is_unpublished_deck",
+    "measure",
     "request",
     "store",
     "stored",
@@ -77,6 +79,8 @@ RENEW_EVERY: Final = 10.0
 FAILED_BACKOFF: Final = dt.timedelta(seconds=60)
 #: Seconds between two looks at the row of a day another process is dealing.
 POLL: Final = 0.25
+#: The most seconds measuring the difficulty of a day dealt without one may take.
+MEASURE_SECONDS: Final = 120.0
 
 
 class DealPending(Exception):
@@ -112,6 +116,12 @@ def deal_secret() -> bytes:
 # --- certifying ---------------------------------------------------------------------------------
 
 
+def band_of(day: dt.date) -> Band:
+    """The band of difficulty of ``day``'s deal: its weekday's (``DAILY_DIFFICULTY_WEEK``)."""
+    week: tuple[Band, ...] = settings.DAILY_DIFFICULTY_WEEK
+    return week[day.weekday()]
+
+
 def _submit(
     day: dt.date,
     secret: bytes | None = None,
@@ -127,6 +137,8 @@ def _submit(
         settings.DAILY_DEAL_SHORTEN_POSITIONS,
         settings.DAILY_DEAL_CANDIDATES if candidates is None else candidates,
         settings.DAILY_DEAL_SECONDS,
+        band_of(day),
+        settings.DAILY_DIFFICULTY_GAMES,
     )
 
 
@@ -168,8 +180,26 @@ def store(found: Certified) -> DailyDeal:
             created=timezone.now(),
             dealing_until=None,
             dealing_error="",
+            difficulty_band=str(found.band),
+            **DailyDeal.difficulty_fields(found.difficulty),
         )
     return DailyDeal.objects.get(date=found.day)
+
+
+def measure(day: dt.date) -> DailyDeal | None:
+    """The day's stored row, its difficulty measured first (in the solver pool) if it was dealt
+    without one — before days had a difficulty. Its deal stays as it is; the difficulty is
+    written only where none is stored yet. ``None`` if the day has no deal stored."""
+    row = stored(day)
+    if row is None or row.difficulty_share is not None:
+        return row
+    found = pool.run(
+        MEASURE_SECONDS, worker.measure_deal, row.code, settings.DAILY_DIFFICULTY_GAMES
+    )
+    DailyDeal.objects.filter(date=day, difficulty_share__isnull=True).update(
+        **DailyDeal.difficulty_fields(found)
+    )
+    return DailyDeal.objects.get(date=day)
 
 
 # --- single-flight ------------------------------------------------------------------------------

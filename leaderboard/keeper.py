@@ -4,7 +4,8 @@
 included) starts one daemon thread per process. It warms the solver pool up, then every
 ``CHECK_EVERY`` seconds, and just after each UTC midnight, makes sure today and tomorrow are
 dealt: a day without a stored deal is claimed and certified in the pool (``leaderboard.deals``,
-single-flight across processes: a day another process is dealing is left to it). Tomorrow is dealt
+single-flight across processes: a day another process is dealing is left to it), and a day dealt
+before days had a difficulty has its difficulty measured. Tomorrow is dealt
 before it begins, so the first player of a day never waits for the solver; a day that could not be
 dealt is tried again at the next check. The thread only waits (for the pool, for the database):
 the search runs in a worker process.
@@ -54,6 +55,8 @@ def keep_dealt(now: dt.datetime | None = None) -> list[dt.date]:
                 row = deals.deal(day)
                 dealt.append(day)
                 log.info("dealt %s: n=%s, par %s", day, row.n, row.par)
+            else:
+                deals.measure(day)
         except Exception:
             log.exception("the deal of %s could not be certified; trying again later", day)
         finally:

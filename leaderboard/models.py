@@ -13,13 +13,22 @@ straight from them. ``DailyDeal`` holds what has no other home:
 - ``seq``: the number of the latest message of that day's live stream (``/ws/daily/<date>/``).
   Every broadcast takes the next number, in the database, so that it grows monotonically whichever
   Daphne process sends it;
+- the deal's difficulty (``games.engine.difficulty``): the simulated casual player's share of
+  wins and mean cards on the foundations, every level's results, and the band of the weekday
+  it was picked in (empty for a day measured after it was dealt). Written with the deal, or once
+  for a day dealt before difficulties (``leaderboard.deals.measure``); never a card;
 - ``players`` / ``winners``: the day's final counts, written once the day is over (they can no
   longer change then), so that the list of past days never re-counts a day's attempts.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
+
+from games.engine.difficulty import Difficulty, LevelResult
+from games.engine.players import LEVELS
 
 
 class DailyDeal(models.Model):
@@ -70,11 +79,61 @@ class DailyDeal(models.Model):
         max_length=200, blank=True, default="", help_text="Why the last certification failed"
     )
 
+    difficulty_share = models.FloatField(
+        null=True, blank=True, help_text="The simulated casual player's share of games won, 0-1"
+    )
+    difficulty_cards = models.FloatField(
+        null=True, blank=True, help_text="The simulated casual player's mean foundation cards"
+    )
+    difficulty_games = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Simulated games played at each level"
+    )
+    difficulty_levels = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='Each level\'s results: {"novice": {"games", "wins", "cards"}, ...}',
+    )
+    difficulty_band = models.CharField(
+        max_length=8,
+        blank=True,
+        default="",
+        db_default="",  # (rows written by SQL alone, as the legacy days' migration did, get it)
+        help_text="Band (per cent) it was picked in; empty if measured later",
+    )
+
     class Meta:
         ordering = ["-date"]
 
     def __str__(self) -> str:
         return f"Daily deal of {self.date.isoformat()} (seq {self.seq})"
+
+    def measured(self) -> Difficulty | None:
+        """The deal's difficulty as measured, or ``None`` if it has none yet."""
+        if self.difficulty_share is None or not self.difficulty_levels:
+            return None
+        stored = self.difficulty_levels  # (in the levels' order: PostgreSQL's jsonb keeps none)
+        return Difficulty(
+            tuple(
+                LevelResult(
+                    level.name, *(stored[level.name][k] for k in ("games", "wins", "cards"))
+                )
+                for level in LEVELS
+                if level.name in stored
+            )
+        )
+
+    @staticmethod
+    def difficulty_fields(difficulty: Difficulty) -> dict[str, Any]:
+        """The fields that store ``difficulty`` (for ``update()``)."""
+        return {
+            "difficulty_share": difficulty.share,
+            "difficulty_cards": difficulty.cards,
+            "difficulty_games": difficulty.middle.games,
+            "difficulty_levels": {
+                r.level: {"games": r.games, "wins": r.wins, "cards": r.cards}
+                for r in difficulty.levels
+            },
+        }
 
 
 class DealSecret(models.Model):

@@ -14,9 +14,11 @@ from typing import Annotated, Literal, NotRequired, TypedDict
 
 from canfield_site.formats import IsoDate, IsoDateTime, iso
 from games.clock import utc_today
+from games.engine.difficulty import Label
 from games.models import Game
 from games.payloads import GameDict, Result, Status
 from leaderboard import ranking
+from leaderboard.models import DailyDeal
 
 
 class BoardRow(TypedDict):
@@ -35,6 +37,19 @@ class BoardRow(TypedDict):
     score: Annotated[int, "Shown only: never part of the order."]
     finished_at: IsoDateTime | None
     game_id: Annotated[int, "For GET /api/games/<id>/record/ (a replay)."]
+
+
+class DifficultyDict(TypedDict):
+    """How hard a day's deal is, measured before anyone plays it by simulated players who see
+    only what a player sees (docs/difficulty.md). Never a card."""
+
+    label: Annotated[
+        Label,
+        "gentle (the simulated casual player wins 35% of its games or more), moderate (15-35%), "
+        "hard (5-15%) or fierce (under 5%).",
+    ]
+    share: Annotated[float, "The share of the simulated casual player's games won, 0 to 1."]
+    cards: Annotated[float, "Its mean number of cards on the foundations, 1 to 52."]
 
 
 class BoardPage(TypedDict):
@@ -56,6 +71,9 @@ class BoardPage(TypedDict):
     results: Annotated[list[BoardRow], "100 rows per page, in rank order."]
     me: Annotated[BoardRow | None, "The viewer's own row, wherever it ranks; null if none."]
     seq: Annotated[int, "The latest sequence number of the day's live stream (/ws/daily/<date>/)."]
+    difficulty: Annotated[
+        DifficultyDict | None, "How hard the day's deal is; null until it is dealt and measured."
+    ]
 
 
 class SnapshotFrame(TypedDict):
@@ -90,6 +108,9 @@ class TodayDict(TypedDict):
     ends_at: Annotated[IsoDateTime, "When today's deal ends (midnight UTC)."]
     attempt: Annotated[GameDict | None, "My ranked attempt today, or null."]
     code: Annotated[str | None, "Always null: published once the day is over."]
+    difficulty: Annotated[
+        DifficultyDict | None, "How hard today's deal is; null until it is dealt and measured."
+    ]
 
 
 class DayRow(TypedDict):
@@ -102,6 +123,9 @@ class DayRow(TypedDict):
     ]
     players: Annotated[int, "Attempts played (one action or more)."]
     winners: int
+    difficulty: Annotated[
+        DifficultyDict | None, "How hard the deal was; null for a day dealt before difficulties."
+    ]
 
 
 class PlayerStats(TypedDict):
@@ -142,6 +166,18 @@ class PlayerPage(TypedDict):
     page: int
     pages: int
     history: Annotated[list[HistoryRow], "Newest first, 30 per page."]
+
+
+def difficulty(deal: DailyDeal | None) -> DifficultyDict | None:
+    """The difficulty of a day's deal as the API shows it, or ``None`` if it has none."""
+    measured = deal.measured() if deal is not None else None
+    if measured is None:
+        return None
+    return {
+        "label": measured.label,
+        "share": round(measured.share, 4),
+        "cards": round(measured.cards, 1),
+    }
 
 
 def row(game: Game, rank: int | None, now: dt.datetime) -> BoardRow:

@@ -145,6 +145,7 @@ def today(viewer: Viewer, now: dt.datetime | None = None) -> TodayDict:
         "ends_at": iso(day_end(day)) or "",
         "attempt": game_dict(attempt, day) if attempt is not None else None,
         "code": None,
+        "difficulty": payloads.difficulty(deals.stored(day)),
     }
 
 
@@ -227,6 +228,7 @@ def board(
         "results": rows,
         "me": me,
         "seq": seq,
+        "difficulty": payloads.difficulty(deals.stored(day)),
     }
 
 
@@ -399,6 +401,7 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayR
                 "par": day.par,
                 "players": day.players,
                 "winners": day.winners,
+                "difficulty": payloads.difficulty(day),
             }
         )
     return rows

@@ -11,5 +11,6 @@ urlpatterns = [
     path("daily/days/", views.DaysView.as_view(), name="days"),
     path("daily/<str:date>/board/", views.BoardView.as_view(), name="board"),
     path("daily/<str:date>/solution/", views.SolutionView.as_view(), name="solution"),
+    path("daily/<str:date>/picture/", views.PictureView.as_view(), name="picture"),
     path("players/<str:username>/", views.PlayerView.as_view(), name="player"),
 ]

@@ -29,7 +29,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from canfield_site import redis_bounds
-from tests.support import TEST_DEAL_POSITIONS
+from games.engine.difficulty import Band
+from tests.support import TEST_DEAL_POSITIONS, TEST_DIFFICULTY_GAMES, TEST_DIFFICULTY_WEEK
 
 PASSWORD = "correct horse battery staple"
 
@@ -58,6 +59,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # real search, on fewer positions (a candidate it cannot decide is skipped).
         DAILY_DEAL_POSITIONS=TEST_DEAL_POSITIONS,
         DAILY_DEAL_SHORTEN_POSITIONS=TEST_DEAL_POSITIONS,
+        # And few simulated games to measure a candidate's difficulty, in any band (the tests of
+        # the weekly rhythm set the default week).
+        DAILY_DIFFICULTY_GAMES=TEST_DIFFICULTY_GAMES,
+        DAILY_DIFFICULTY_WEEK=tuple(Band.parse(b) for b in TEST_DIFFICULTY_WEEK.split(",")),
         # No keeper thread dealing days ahead in the test process (tests/leaderboard/test_keeper
         # runs it where it wants it): tests store the deals they play.
         DEAL_AHEAD=False,

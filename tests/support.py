@@ -46,6 +46,12 @@ SCORING = re.compile(r"^(R|W|T[1-4])-F[1-4]$")
 
 #: The solver's budget per candidate daily deal in tests and the servers they start.
 TEST_DEAL_POSITIONS = 20_000
+#: The simulated games per level that measure a candidate's difficulty there: 7, the fewest
+#: whose shares fall in every band of the default week (1 of 7 is 14%, in 5-15).
+TEST_DIFFICULTY_GAMES = 7
+#: And every day's band there: any share, so that a day is dealt as fast as before days had a
+#: difficulty (the tests of the weekly rhythm set the default week, games.engine.difficulty.WEEK).
+TEST_DIFFICULTY_WEEK = ",".join(["0-100"] * 7)
 
 
 def free_port() -> int:
@@ -81,6 +87,8 @@ def django_env(
         LOG_LEVEL="WARNING",
         DAILY_DEAL_POSITIONS=str(TEST_DEAL_POSITIONS),  # certified on a small budget
         DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),
+        DAILY_DIFFICULTY_GAMES=str(TEST_DIFFICULTY_GAMES),
+        DAILY_DIFFICULTY_WEEK=TEST_DIFFICULTY_WEEK,
         DEAL_AHEAD="off",  # days are dealt by the test (DEAL_AHEAD="on" to test the keeper)
     )
     env.update(extra)

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from canfield_site import strict
 from canfield_site.schema import serializer_for
 from leaderboard.payloads import BoardPage, DayRow, PlayerPage, TodayDict
+from leaderboard.picture import PictureDict
 
 
 class PageQuerySerializer(serializers.Serializer[Any]):
@@ -22,3 +23,4 @@ BoardSerializer = serializer_for(BoardPage, "Board")
 DailySerializer = serializer_for(TodayDict, "Daily")
 DaySerializer = serializer_for(DayRow, "Day")
 PlayerSerializer = serializer_for(PlayerPage, "Player")
+PictureSerializer = serializer_for(PictureDict, "Picture")

@@ -22,12 +22,13 @@ from canfield_site.strict import read_query
 from games.api.serializers import GameSerializer, RecordQuerySerializer, RecordSerializer
 from games.clock import utc_today
 from games.payloads import game_dict
-from leaderboard import services
+from leaderboard import picture, services
 from leaderboard.api.serializers import (
     BoardSerializer,
     DailySerializer,
     DaySerializer,
     PageQuerySerializer,
+    PictureSerializer,
     PlayerSerializer,
 )
 from leaderboard.models import DailyDeal
@@ -106,6 +107,30 @@ class BoardView(APIView):
         day = services.board_day(date)
         query = read_query(PageQuerySerializer, request.query_params)
         return Response(services.board(day, query["page"], request.user))
+
+
+class PictureView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        summary="A day's picture: how many players reached each number of foundation cards",
+        description="Counts only, never a card: the attempts played (one action or more) by "
+        "their cards on the foundations, the real share of wins next to the one the simulated "
+        "players predicted, par once the day is over, and my own attempt's place. While the day "
+        "runs it is the picture so far (a few seconds old at most).",
+        parameters=[DATE],
+        responses={
+            200: PictureSerializer,
+            **_errors(
+                e400="Malformed date (invalid_date).",
+                e404="A day not begun yet (not_found).",
+            ),
+        },
+    )
+    def get(self, request: Request, date: str) -> Response:
+        day = services.board_day(date)
+        return Response(picture.picture(day, request.user))
 
 
 class SolutionView(APIView):

@@ -47,6 +47,7 @@ def test_it_gives_todays_board_without_the_code(api, clock):
         "results": [expected_row(a, 1, 11.0)],
         "me": None,
         "seq": 0,
+        "difficulty": None,
     }
 
 

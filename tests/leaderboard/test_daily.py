@@ -17,6 +17,7 @@ def test_it_gives_today_without_an_attempt(owner_api, clock):
         "ends_at": "2030-06-16T00:00:00Z",
         "attempt": None,
         "code": None,
+        "difficulty": None,
     }
 
 

@@ -30,8 +30,22 @@ def test_it_lists_past_days_newest_first_with_their_counts(api, clock):
         "next": None,
         "previous": None,
         "results": [
-            {"date": "2030-06-16", "code": CODE, "par": len(WON), "players": 1, "winners": 0},
-            {"date": "2030-06-15", "code": CODE, "par": len(WON), "players": 2, "winners": 1},
+            {
+                "date": "2030-06-16",
+                "code": CODE,
+                "par": len(WON),
+                "players": 1,
+                "winners": 0,
+                "difficulty": None,
+            },
+            {
+                "date": "2030-06-15",
+                "code": CODE,
+                "par": len(WON),
+                "players": 2,
+                "winners": 1,
+                "difficulty": None,
+            },
         ],
     }
 
@@ -78,7 +92,14 @@ def test_it_lists_a_day_whose_row_was_lost_once_the_command_closed_it(transactio
     call_command("close_daily_attempts", stdout=io.StringIO())
 
     assert api.get("/api/daily/days/").json()["results"] == [
-        {"date": "2030-06-15", "code": CODE, "par": None, "players": 1, "winners": 0}
+        {
+            "date": "2030-06-15",
+            "code": CODE,
+            "par": None,
+            "players": 1,
+            "winners": 0,
+            "difficulty": None,
+        }
     ]
     game.refresh_from_db()
     assert game.result == "closed"

@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from games import pool
+from games.engine.difficulty import Band, measure
 from games.models import Game
 from leaderboard import deals, keeper
 from leaderboard.models import DailyDeal
@@ -75,7 +76,7 @@ def test_the_first_requests_wait_for_no_search_and_one_search_deals_the_day():
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_dealers_of_a_day_share_one_search():
-    day = dt.date(2031, 1, 9)
+    day = dt.date(2031, 1, 11)  # (a Saturday: the fierce band, where most candidates fall)
     before = pool.stats()["submitted"]
 
     rows = at_once(*[lambda: deals.deal_of(day)] * 4)
@@ -98,7 +99,10 @@ def test_a_day_that_cannot_be_certified_backs_off_and_says_so(settings):
             break
         time.sleep(0.05)
     row = DailyDeal.objects.get(date=today())
-    assert row.dealing_error == f"no certified deal for {today().isoformat()} in 0 candidates"
+    assert row.dealing_error == (
+        f"no certified deal for {today().isoformat()} in 0 candidates "
+        f"(band {deals.band_of(today())})"
+    )
     assert row.dealing_until is not None and row.dealing_until > timezone.now()
 
     again = client.post("/api/daily/")
@@ -124,7 +128,15 @@ def test_a_claim_is_given_once_and_lapses_when_its_holder_is_gone():
     assert deals.claim(day)  # its holder died: the claim lapsed
     deals.store(
         deals.Certified(
-            day, 0, "CF1-D3-AAAAACL", ["R-T2"], positions=1, seconds=0.1, total_seconds=0.1
+            day,
+            0,
+            "CF1-D3-AAAAACL",
+            ["R-T2"],
+            positions=1,
+            seconds=0.1,
+            total_seconds=0.1,
+            difficulty=measure("CF1-D3-AAAAACL", 1),
+            band=Band(0, 100),
         )
     )
     assert not deals.claim(day)  # dealt: nothing to claim

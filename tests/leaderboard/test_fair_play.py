@@ -50,6 +50,7 @@ def test_it_never_serves_todays_code_or_a_hidden_card(owner_api, owner, other_ap
         for url in (
             "/api/daily/",
             "/api/daily/2030-06-15/board/",
+            "/api/daily/2030-06-15/picture/",
             "/api/daily/days/",
             "/api/players/owner/",
             "/api/players/other/",

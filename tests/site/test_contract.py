@@ -273,6 +273,12 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", board, api.get("/api/daily/today/board/"), 400)
     check("GET", board, api.get(f"/api/daily/{today + dt.timedelta(days=1)}/board/"), 404)
 
+    picture = "/api/daily/{date}/picture/"
+    drawn = check("GET", picture, owner_api.get(f"/api/daily/{today}/picture/"), 200)
+    assert drawn["me"] is not None and drawn["players"] == 1
+    check("GET", picture, api.get("/api/daily/2030-02-30/picture/"), 400)
+    check("GET", picture, api.get(f"/api/daily/{today + dt.timedelta(days=1)}/picture/"), 404)
+
     solution = "/api/daily/{date}/solution/"
     check("GET", solution, api.get(f"/api/daily/{today}/solution/"), 404)  # not over yet
     check("GET", solution, api.get("/api/daily/2030-02-30/solution/"), 400)

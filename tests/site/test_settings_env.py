@@ -11,6 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from canfield_site import settings as site_settings
 from canfield_site.settings import (
+    env_bands,
     env_bool,
     env_database,
     env_float,
@@ -21,6 +22,7 @@ from canfield_site.settings import (
     env_redis,
     env_str,
 )
+from games.engine.difficulty import Band
 
 ROOT = Path(__file__).resolve().parents[2]
 OUR_VARIABLES = {
@@ -32,6 +34,8 @@ OUR_VARIABLES = {
     "DAILY_DEAL_POSITIONS",
     "DAILY_DEAL_CANDIDATES",
     "DAILY_DEAL_SHORTEN_POSITIONS",
+    "DAILY_DIFFICULTY_GAMES",
+    "DAILY_DIFFICULTY_WEEK",
     "DATABASE_URL",
     "DB_POOL_MIN",
     "DB_POOL_MAX",
@@ -110,6 +114,8 @@ def test_it_reads_good_values():
     assert env_rate("T", "", {"T": "5 / Hour"}) == "5/hour"
     assert env_rate("T", "", {"T": "off"}) is None
     assert env_redis("R", {"R": "redis://127.0.0.1:6379/1"}) == "redis://127.0.0.1:6379/1"
+    week = ",".join(["40-100"] * 6 + ["0-10"])
+    assert env_bands("W", "", {"W": week}) == (Band(40, 100),) * 6 + (Band(0, 10),)
     config = env_database("D", "", {"D": "postgres://u:p@db.example:5433/canfield"})
     assert (config["ENGINE"], config["NAME"], config["HOST"], config["PORT"]) == (
         "django.db.backends.postgresql",
@@ -153,6 +159,18 @@ def test_it_reads_good_values():
         (
             lambda: env_rate("THROTTLE_LOGIN", "", {"THROTTLE_LOGIN": "0/min"}),
             "THROTTLE_LOGIN: expected a rate like 20/min, 10/hour or 'off', got '0/min'",
+        ),
+        (
+            lambda: env_bands("W", "", {"W": "35-100,0-5"}),
+            "W: expected 7 bands, Monday first, got 2",
+        ),
+        (
+            lambda: env_bands("W", "", {"W": ",".join(["35-100"] * 6 + ["5-1"])}),
+            "W: a band runs from 0 to 100 per cent, low below high: 5-1",
+        ),
+        (
+            lambda: env_bands("W", "", {"W": ",".join(["35-100"] * 6 + ["hard"])}),
+            "W: a band is written LOW-HIGH in per cent (35-100), not 'hard'",
         ),
         (
             lambda: env_redis("REDIS_URL", {"REDIS_URL": "127.0.0.1:6379"}),
@@ -208,6 +226,16 @@ def test_it_stops_django_setup_on_a_bad_debug_value():
     assert (
         "ImproperlyConfigured: DEBUG: expected one of 1/true/yes/on or 0/false/no/off, "
         "got 'maybe'" in result.stderr
+    )
+
+
+def test_it_stops_django_setup_on_a_band_no_share_of_the_games_falls_in():
+    result = run_settings(DAILY_DIFFICULTY_GAMES="4")  # shares of 4 games: 0, 25, 50, 75, 100%
+
+    assert result.returncode != 0
+    assert (
+        "DAILY_DIFFICULTY_WEEK: no share of 4 games (DAILY_DIFFICULTY_GAMES) falls in band 5-15"
+        in result.stderr
     )
 
 

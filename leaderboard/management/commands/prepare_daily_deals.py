@@ -2,8 +2,9 @@
 ahead, so that no player's first request waits for the solver.
 
 Each day without a stored deal is certified (``leaderboard.deals``: the first keyed candidate,
-not dead, that the solver proves winnable within ``DAILY_DEAL_POSITIONS`` positions) in a solver
-pool of the command's own, and stored; a day already dealt is left as it is, and a day another
+not dead, whose difficulty is in its weekday's band, and that the solver proves winnable within
+``DAILY_DEAL_POSITIONS`` positions) in a solver pool of the command's own, and stored; a day
+already dealt keeps its deal (its difficulty is measured if it has none), and a day another
 process is dealing is waited for. Idempotent: run it daily, or more often (the ``jobs`` service of
 docker-compose.yml). Every web process also keeps today and tomorrow dealt by itself
 (``leaderboard.keeper``).
@@ -17,6 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.clock import utc_today
+from games.errors import GameError
 from leaderboard import deals
 
 #: The most days one run deals ahead.
@@ -50,6 +52,10 @@ class Command(BaseCommand):
         dealt = 0
         for day in days:
             if deals.stored(day) is not None:
+                try:
+                    deals.measure(day)  # (a day dealt before difficulties)
+                except GameError as exc:
+                    raise CommandError(exc.message) from None
                 self.stdout.write(f"{day.isoformat()}: already dealt")
                 continue
             try:
@@ -58,7 +64,8 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from None
             dealt += 1
             self.stdout.write(
-                f"{day.isoformat()}: dealt n={row.n}, par {row.par} "
+                f"{day.isoformat()}: dealt n={row.n}, par {row.par}, "
+                f"{row.difficulty_share:.0%} won by the casual player (band {row.difficulty_band}) "
                 f"({row.positions} positions, {row.candidates_seconds} s)"
             )
         self.stdout.write(f"Dealt {dealt} day(s); {count - dealt} already dealt.")

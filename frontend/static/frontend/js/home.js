@@ -1,5 +1,6 @@
 // Home: today's deal and my ranked attempt, practice games, my recent games.
 import { api, serverNow } from "./api.js";
+import { difficultyBadge } from "./chart.js";
 import { bindNewGameForm } from "./newgame.js";
 import { fmt, formatDay, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
@@ -62,6 +63,8 @@ async function loadDaily() {
       : fmt(gettext("ends in %(minutes)s min"), { minutes });
     dateLine.textContent += ` · ${ends}`;
   }
+  const badge = difficultyBadge(daily.difficulty);
+  if (badge) dateLine.append(h("span.daily-difficulty", {}, badge));
   const board = h("a.button", { href: "/leaderboard/" }, gettext("Leaderboard"));
   const game = daily.attempt;
   if (!game) {

@@ -1,5 +1,6 @@
 // A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
 import { api } from "./api.js";
+import { dayPicture, difficultyBadge } from "./chart.js";
 import { LiveBoard, stamp } from "./live.js";
 import { fmt, formatDay, formatDuration, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
@@ -139,6 +140,28 @@ async function loadDays(url = "/api/daily/days/") {
   }
 }
 
+/** The deal's difficulty beside its date (before, during and after the day). */
+function showDifficulty(board) {
+  const box = root.querySelector("[data-day-difficulty]");
+  const badge = difficultyBadge(board.difficulty);
+  box.replaceChildren(...(badge ? [badge] : []));
+  box.hidden = !badge;
+}
+
+/** A past day's picture: how everyone did. */
+async function showPicture() {
+  const box = root.querySelector("[data-day-picture]");
+  if (!box) return;
+  try {
+    const picture = await api.get(`/api/daily/${day}/picture/`);
+    if (!picture.players) return;
+    box.querySelector("[data-picture]").replaceChildren(dayPicture(picture));
+    box.hidden = false;
+  } catch {
+    // the picture is a plus; the board stands without it
+  }
+}
+
 async function fetchBoard() {
   return api.get(`/api/daily/${day}/board/${page > 1 ? `?page=${page}` : ""}`);
 }
@@ -154,8 +177,10 @@ async function start() {
     return;
   }
   render(board);
+  showDifficulty(board);
   showCode(board);
   showPager(board);
+  showPicture();
   if (!isLive || page > 1) return;
   setInterval(tickTimes, 1000);
   const scheme = location.protocol === "https:" ? "wss" : "ws";

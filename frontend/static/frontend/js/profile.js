@@ -1,5 +1,6 @@
 // A player's page: stats over their daily deals and their history, with replays.
 import { api } from "./api.js";
+import { daysChart } from "./chart.js";
 import { fmt, formatDay, formatDuration, formatNumber, formatPercent, h, resultLabel, showError } from "./ui.js";
 
 const root = document.querySelector("[data-profile]");
@@ -44,6 +45,10 @@ async function start() {
   }
 
   const history = data.history || [];
+  const chart = daysChart(history);
+  const chartBox = root.querySelector("[data-days-chart]");
+  chartBox.replaceChildren(...(chart ? [chart] : []));
+  chartBox.hidden = !chart;
   const box = root.querySelector("[data-history]");
   if (!history.length) {
     box.replaceChildren(h("p.muted", {}, gettext("No daily deals played yet.")));

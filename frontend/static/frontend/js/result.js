@@ -2,6 +2,7 @@
 // now (kept live from the day's board), the day's par once published, and a spoiler-free text
 // to share (date, result, rank; never a card).
 import { api } from "./api.js";
+import { dayPicture } from "./chart.js";
 import { LiveBoard } from "./live.js";
 import { copyText, fmt, formatDay, formatDuration, formatNumber } from "./ui.js";
 
@@ -79,6 +80,26 @@ function fromBoard(board) {
   drawRank();
 }
 
+// The day's picture so far (counts only), drawn when the card opens and again at most every
+// PICTURE_EVERY ms while the board moves.
+const PICTURE_EVERY = 15000;
+let pictured = 0;
+
+async function drawPicture() {
+  if (Date.now() - pictured < PICTURE_EVERY) return;
+  pictured = Date.now();
+  const box = card.querySelector("[data-result-picture]");
+  try {
+    const picture = await api.get(`/api/daily/${current.game.daily_date}/picture/`);
+    const open = box.querySelector("details")?.open;
+    box.replaceChildren(dayPicture(picture));
+    if (open) box.querySelector("details").open = true;
+    box.hidden = false;
+  } catch {
+    // the picture is a plus; the card stands without it
+  }
+}
+
 async function refresh() {
   if (refetching) return;
   refetching = api.get(`/api/daily/${current.game.daily_date}/board/`)
@@ -91,6 +112,7 @@ function watch(day) {
   if (live) return;
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const onFrame = (frame) => {
+    drawPicture();
     const row = (frame.results || []).find((r) => r.player === me);
     if (row?.rank && typeof frame.count === "number") fromBoard({ results: [row], count: frame.count, par: frame.par });
     else refresh();
@@ -113,6 +135,8 @@ export function showResult(game) {
   card.querySelector("[data-result-board]").href = `/leaderboard/${game.daily_date}/`;
   drawRank();
   message.textContent = "";
+  pictured = 0;
+  drawPicture();
   if (!card.open) card.showModal(); // (a dialog: Escape closes it)
   card.querySelector("[data-share]").focus();
   refresh();
