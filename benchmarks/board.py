@@ -164,7 +164,8 @@ def board_worker(args: argparse.Namespace) -> None:
 
     from games.clock import utc_today
     from games.models import Game
-    from leaderboard import ranking, redis_ranking, services
+    from leaderboard import redis_client, services, standings
+    from leaderboard.standings import sets
 
     call_command("migrate", verbosity=0)
     rng = random.Random(7)
@@ -176,12 +177,12 @@ def board_worker(args: argparse.Namespace) -> None:
     with connection.cursor() as cursor:  # what autovacuum does to a table after bulk loads
         cursor.execute("VACUUM ANALYZE games_game")
     t0 = time.perf_counter()
-    redis_ranking.forget(today)
-    assert redis_ranking.rebuild(today)
+    sets.forget(today)
+    assert sets.rebuild(today)
     rebuilt = time.perf_counter() - t0
-    memory = redis_ranking.client().info("memory")["used_memory"]
-    count = ranking.attempts(today).count()
-    pages = -(-count // ranking.PAGE_SIZE)
+    memory = redis_client.client().info("memory")["used_memory"]
+    count = standings.attempts(today).count()
+    pages = -(-count // standings.PAGE_SIZE)
     viewer = User.objects.get(username=f"p{args.attempts // 2:07}")
     mine = Game.objects.select_related("owner").get(owner=viewer, daily_date=today)
     pick = random.Random(3)
@@ -189,17 +190,17 @@ def board_worker(args: argparse.Namespace) -> None:
         "board page 1 (count, 100 rows, seq)": lambda: services.board(today, 1, None),
         "board, a page anywhere": lambda: services.board(today, pick.randint(1, pages), None),
         f"board page {pages:,} (the last)": lambda: services.board(today, pages, None),
-        "my rank (rank_of)": lambda: ranking.standings(today, timezone.now()).rank_of(mine),
+        "my rank (rank_of)": lambda: standings.board(today, timezone.now()).rank_of(mine),
         "board page 1 with my row ranked (me)": lambda: services.board(today, 1, viewer),
         "live snapshot (top 100 + count)": lambda: services.snapshot_frame(today, 1),
     }
     results: dict[str, dict[str, tuple[float, float]]] = {"Redis": {}, "SQL": {}}
     for name, call in measures.items():
         results["Redis"][name] = timed(call, args.repeat)
-        with mock.patch.object(redis_ranking, "enabled", return_value=False):
+        with mock.patch.object(sets, "enabled", return_value=False):
             results["SQL"][name] = timed(call, max(3, args.repeat // 3))
-    agree = [g.pk for g in ranking.Board(today, timezone.now()).page(1)] == [
-        g.pk for g in ranking.standings(today, timezone.now()).page(1)
+    agree = [g.pk for g in standings.SqlBoard(today, timezone.now()).rows(0, 100)] == [
+        g.pk for g in standings.board(today, timezone.now()).rows(0, 100)
     ]
     print(
         json.dumps(
@@ -620,8 +621,8 @@ def docs_section(
             f"vacuumed and analysed; the day's Redis sorted sets rebuilt from SQL in "
             f"{board['rebuild_seconds']} s ({board['redis_bytes'] / 2**20:.0f} MiB in Redis). "
             "Median and p90 of the service calls (`leaderboard.services.board`, "
-            "`ranking.standings(...).rank_of`, `services.snapshot_frame`), after a warm-up; the "
-            "SQL column is the same calls with Redis turned off (`ranking.Board`, the same "
+            "`standings.board(...).rank_of`, `services.snapshot_frame`), after a warm-up; the "
+            "SQL column is the same calls with Redis turned off (`standings.SqlBoard`, the same "
             "run's baseline).\n\n"
             f"{parts[-1]}\n"
         )

@@ -15,7 +15,7 @@ from typing import Annotated, Literal, NotRequired, TypedDict
 from games.clock import utc_today
 from games.models import Game
 from games.payloads import GameDict, IsoDate, IsoDateTime, Result, Status, iso
-from leaderboard import ranking
+from leaderboard.standings.order import elapsed_of
 
 
 class BoardRow(TypedDict):
@@ -146,7 +146,7 @@ class PlayerPage(TypedDict):
 def row(game: Game, rank: int | None, now: dt.datetime) -> BoardRow:
     """An attempt's row on its day's board, as it stands at ``now``."""
     game.apply_day_end(utc_today(now))
-    elapsed = ranking.elapsed_of(game, now)
+    elapsed = elapsed_of(game, now)
     return {
         "rank": rank,
         "player": game.owner.get_username(),
@@ -166,6 +166,6 @@ def rows(games_in_order: Iterable[Game], first_rank: int, now: dt.datetime) -> l
     return [row(game, rank, now) for rank, game in enumerate(games_in_order, start=first_rank)]
 
 
-def history_row(game: Game, now: dt.datetime) -> HistoryRow:
+def history_row(game: Game, rank: int | None, now: dt.datetime) -> HistoryRow:
     assert game.daily_date is not None
-    return {"date": game.daily_date.isoformat(), **row(game, ranking.rank_of(game, now), now)}
+    return {"date": game.daily_date.isoformat(), **row(game, rank, now)}

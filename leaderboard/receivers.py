@@ -16,8 +16,9 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from games.models import Game
-from leaderboard import broadcast, redis_ranking
+from leaderboard import broadcast
 from leaderboard.models import DailyDeal
+from leaderboard.standings import sets
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
                 code=game.code, outcome=DailyDeal.Outcome.LEGACY
             )
         try:
-            redis_ranking.record(game)  # (before the broadcast that reads it)
+            sets.record(game)  # (before the broadcast that reads it)
             broadcast.mark_dirty(game.daily_date)
         except (RedisError, OSError) as exc:
             log.warning(

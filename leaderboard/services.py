@@ -28,7 +28,7 @@ from games.errors import GameError
 from games.models import Game
 from games.payloads import RecordDict, game_dict, iso, line_record_dict
 from games.services import Viewer
-from leaderboard import deals, payloads, ranking, redis_ranking
+from leaderboard import deals, payloads, redis_client, standings
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
     BoardPage,
@@ -47,9 +47,6 @@ log = logging.getLogger(__name__)
 #: Past days per page of GET /api/daily/days/, daily attempts per page of a player's history.
 DAYS_PAGE_SIZE = 30
 HISTORY_PAGE_SIZE = 30
-#: A day's final counts are stored this long after it ended (an action sent in its last instant
-#: may still be committing at midnight).
-COUNTS_SETTLE = dt.timedelta(minutes=1)
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -182,16 +179,16 @@ def board(
     current ``seq``. ``not_found`` for a page past the last."""
     now = now or timezone.now()
     seq = current_seq(day)  # read first: the rows are at least as fresh as this number
-    standings = ranking.standings(day, now)
-    count = standings.count
-    pages = max(1, math.ceil(count / ranking.PAGE_SIZE))
+    board = standings.board(day, now)
+    count = board.count
+    pages = max(1, math.ceil(count / standings.PAGE_SIZE))
     if page > pages:
         raise GameError(
             "not_found",
             ngettext("The board has %(count)d page.", "The board has %(count)d pages.", pages)
             % {"count": pages},
         )
-    rows = payloads.rows(standings.page(page), (page - 1) * ranking.PAGE_SIZE + 1, now)
+    rows = payloads.rows(standings.page(board, page), (page - 1) * standings.PAGE_SIZE + 1, now)
 
     deal = public_deal(day, now)
     me = None
@@ -199,7 +196,7 @@ def board(
     if mine is not None and mine.ply:
         me = next((r for r in rows if r["game_id"] == mine.pk), None)
         if me is None:
-            me = payloads.row(mine, standings.rank_of(mine), now)
+            me = payloads.row(mine, board.rank_of(mine), now)
     return {
         "date": day.isoformat(),
         "code": deal.code if deal is not None else None,
@@ -225,22 +222,22 @@ FRAME_TIMEOUT = 2 * 24 * 3600
 
 
 def frame_key(day: dt.date) -> str:
-    return f"board-frame:{redis_ranking.database_tag()}:{day.isoformat()}"
+    return f"board-frame:{redis_client.database_tag()}:{day.isoformat()}"
 
 
 def snapshot_frame(day: dt.date, seq: int, now: dt.datetime | None = None) -> SnapshotFrame:
     """The frame of the day's board numbered ``seq``: its top rows and attempt count at ``now``
     (take ``seq`` before calling: the rows are then at least as fresh as it)."""
     now = now or timezone.now()
-    standings = ranking.standings(day, now)
-    count = standings.count
+    board = standings.board(day, now)
+    count = board.count
     return {
         "type": "snapshot",
         "date": day.isoformat(),
         "seq": seq,
         "at": iso(now) or "",
         "count": count,
-        "results": payloads.rows(standings.page(1), 1, now),
+        "results": payloads.rows(standings.page(board, 1), 1, now),
     }
 
 
@@ -349,7 +346,7 @@ def latest_snapshot(day: dt.date, now: dt.datetime | None = None) -> SnapshotFra
 def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
     """(players, winners) of each of ``days``."""
     found = (
-        Game.objects.filter(ranking.DAILY, daily_date__in=days, ply__gt=0)
+        Game.objects.filter(*standings.ranked_filters(), daily_date__in=days)
         .values("daily_date")
         .annotate(players=Count("id"), winners=Count("id", filter=Q(status=Game.Status.WON)))
     )
@@ -372,7 +369,7 @@ def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayR
     for day in days:
         if day.players is None or day.winners is None:
             day.players, day.winners = counts.get(day.date, (0, 0))
-            if now >= day_end(day.date) + COUNTS_SETTLE:
+            if now >= day_end(day.date) + standings.SETTLE:
                 DailyDeal.objects.filter(date=day.date).update(
                     players=day.players, winners=day.winners
                 )
@@ -419,7 +416,7 @@ def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
     raises without limit)."""
     now = now or timezone.now()
     today = utc_today(now)
-    mine = Game.objects.filter(owner=user, kind=Game.Kind.DAILY, ply__gt=0)
+    mine = Game.objects.filter(*standings.ranked_filters(), owner=user)
     totals = mine.aggregate(
         played=Count("id"),
         won=Count("id", filter=Q(status=Game.Status.WON)),
@@ -429,8 +426,8 @@ def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
     current, longest = streaks(days, today)
     played, won = totals["played"], totals["won"]
     # One rank per day played: a count on the day's board (SQL or Redis).
-    ranks = [ranking.rank_of(game, now) for game in mine.select_related("owner")]
-    best_rank = min((rank for rank in ranks if rank is not None), default=None)
+    ranks = standings.ranks_of(mine.select_related("owner").only(*standings.ROW_FIELDS), now)
+    best_rank = min((rank for rank in ranks.values() if rank is not None), default=None)
     return {
         "played": played,
         "won": won,
@@ -460,7 +457,7 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     history = (
         Game.objects.filter(owner=user, kind=Game.Kind.DAILY)
         .select_related("owner")
-        .only(*ranking.ROW_FIELDS)
+        .only(*standings.ROW_FIELDS)
         .order_by("-daily_date")
     )
     count = history.count()
@@ -472,7 +469,9 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
             % {"count": pages},
         )
     start = (page - 1) * HISTORY_PAGE_SIZE
-    rows = [payloads.history_row(game, now) for game in history[start : start + HISTORY_PAGE_SIZE]]
+    shown = list(history[start : start + HISTORY_PAGE_SIZE])
+    ranks = standings.ranks_of(shown, now)
+    rows = [payloads.history_row(game, ranks[game.pk], now) for game in shown]
     return {
         "player": user.get_username(),
         "stats": player_stats(user, now),

@@ -1,40 +1,36 @@
 """A day's board in Redis sorted sets, when Redis is configured (``REDIS_URL``): the order of
-``leaderboard.ranking`` (its docstring is the one definition) kept where a position costs a
-logarithm, not a scan of the day.
+``leaderboard.standings.order`` kept where a position costs a logarithm, not a scan of the day.
 
-SQL stays the truth. The sets are a cache of it: updated in the same after-commit path that makes
-the live board dirty (:func:`record`, from ``leaderboard.receivers``), rebuilt from SQL whenever
-a day's sets are missing (never built, expired, or Redis was flushed or restarted:
-:func:`rebuild`), and never needed: without Redis, or with Redis failing, every read falls back to
-``ranking.Board``'s SQL queries.
+SQL stays the truth. The sets are a cache of it: each change of an attempt is recorded in the
+after-commit path that makes the live board dirty (:func:`record`, from
+``leaderboard.receivers``); a day's sets are built from SQL by :func:`rebuild` when they are
+missing for a day not over yet (never built, expired, or Redis was flushed or restarted). Until a
+day's sets are whole and marked *ready*, and whenever Redis fails, its board is read from SQL
+(``leaderboard.standings.sql``).
 
-**Two sets per day.** Every member is a fixed-width string of digits whose byte order is the board
-order, all with score 0, so that ``ZRANK``, ``ZRANGE`` by index and ``ZLEXCOUNT`` give exact
-positions:
+**Two sets per day**, their members the key's digits (``order.Standing.member``: byte order is
+board order), all with score 0, so that ``ZRANK``, ``ZRANGE`` by index and ``ZLEXCOUNT`` give
+exact positions:
 
-- *finished* attempts (won, resigned, closed) have static keys:
-  ``won? cards actions elapsed end id`` — :func:`finished_member`;
+- *finished* attempts (won, resigned, closed) have static keys: their full member;
 - an attempt still *open* has a time that runs to now, so its key is not static. Among open
-  attempts, though, the order is: with the same (cards, actions), the one that started later has
-  less time, and they share ``end`` (now). So open attempts are kept in the order
-  ``cards actions started-descending id`` — :func:`open_member` — which never changes.
+  attempts, though, the order never changes (``order.OpenStanding``): with the same (cards,
+  actions), the one that started later has less time, and they share their end (the clock).
 
-At a moment ``clock`` (now, or the day's end), an open attempt's full key is
-``finished_member(False, cards, actions, clock - started, clock, id)``: the board is the merge of
-the two sets, and where an open attempt falls among finished ones is one ``ZLEXCOUNT`` away
-(:meth:`RedisBoard.before`). A page is found by a binary search for how many of its first rows
-are finished (each step one round trip fetching one member of each set), then the two runs are
-fetched and merged; a rank is two ``ZLEXCOUNT`` in one round trip. Times are whole microseconds,
-as the databases keep them, so the comparisons are the SQL ones exactly (tested on random days
-with ties, against ``ranking.Board``).
+At a clock (now, or the day's end), an open attempt's full key is ``OpenStanding.at(clock)``: the
+board is the merge of the two sets, and where an open attempt falls among finished ones is one
+``ZLEXCOUNT`` away (:meth:`RedisBoard.before`). A page is found by a binary search, in one Lua call
+(:data:`SPLIT`), for how many of its first rows are finished; then the two runs are fetched and
+merged. A rank is two ``ZLEXCOUNT`` in one round trip. The keys carry a tag of the members' layout
+(:data:`LAYOUT`): sets written with another definition of the key are never read.
 
 **Updates.** A hash maps each attempt to its member and a version (``2 × ply + finished``, which
 only grows), another to the values its board row shows (player, status, counters, times: a page
-is then read from Redis alone); one Lua script replaces an attempt's member and values only with
-a newer or equal version, so an update and a rebuild that race never bring back older ones. A
-rebuild loads the day's attempts from SQL under a lock, then marks the day *ready*; readers use the
-sets only once the day is ready. The keys expire a day after the day's end (an hour at least,
-three days at most); a past day without sets is read from SQL.
+is then read from Redis alone); one Lua script replaces an attempt's member and values only with a
+newer or equal version, so that an update and a rebuild that race never bring back older ones. An
+attempt that is no longer ranked (``order.is_ranked``) is taken out of them the same way. A
+rebuild loads the day's attempts from SQL under a lock, then marks the day ready. The keys expire
+a day after the day's end (an hour at least, three days at most).
 """
 
 from __future__ import annotations
@@ -44,41 +40,50 @@ import datetime as dt
 import hashlib
 import json
 import logging
-import threading
+import secrets
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models.base import ModelState
 
 from games.clock import day_end
 from games.models import Game
-from leaderboard import ranking
+from leaderboard.redis_client import client, enabled, prefix
+from leaderboard.standings.board import ROW_FIELDS, SETTLE
+from leaderboard.standings.order import (
+    EPOCH,
+    LUA_COMPLEMENT,
+    MICROSECOND,
+    OPEN_PARTS,
+    PART,
+    PARTS,
+    OpenStanding,
+    Standing,
+    clock_end,
+    lua_full_member,
+    micros,
+)
+from leaderboard.standings.sql import SqlBoard, attempts
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-MICROSECOND = dt.timedelta(microseconds=1)
-#: Widths of the fields of a member: actions, microseconds, game id.
-ACTIONS_WIDTH = 10
-ELAPSED_WIDTH = 12
-TIME_WIDTH = 17
-ID_WIDTH = 19
-_LATEST = 10**TIME_WIDTH - 1
-_LAST_ID = 10**ID_WIDTH - 1
 #: Members written per script call when a day is rebuilt.
 BATCH = 5000
 #: How long one process may hold a day's rebuild lock, in seconds.
 BUILD_LOCK_SECONDS = 300
 #: A day's keys live this long after the day's end.
 KEEP_AFTER_DAY = dt.timedelta(days=1)
+#: A tag of the members' layout, in the keys.
+LAYOUT = hashlib.sha256(
+    repr([(p.name, p.descending, p.digits) for p in (*PARTS, *OPEN_PARTS)]).encode()
+).hexdigest()[:6]
 
 # KEYS: finished set, open set, hash, rows hash. ARGV: time to live (seconds), then for each
-# attempt five values: id, version, set ("f" or "o"), member, row. The hash holds
-# "<version> <set><member>", the rows hash the row's values (:func:`row_values`).
+# attempt five values: id, version, set ("f", "o", or "-": not on the board), member, row. The
+# hash holds "<version> <set><member>", the rows hash the row's values (:func:`row_values`).
 UPSERT = """
 local fin, open, hash, rows = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local changed = 0
@@ -96,9 +101,14 @@ for i = 2, #ARGV, 5 do
     end
   end
   if apply then
-    redis.call('ZADD', which == 'f' and fin or open, 0, member)
-    redis.call('HSET', hash, id, version .. ' ' .. which .. member)
-    redis.call('HSET', rows, id, ARGV[i + 4])
+    if which == '-' then
+      redis.call('HDEL', hash, id)
+      redis.call('HDEL', rows, id)
+    else
+      redis.call('ZADD', which == 'f' and fin or open, 0, member)
+      redis.call('HSET', hash, id, version .. ' ' .. which .. member)
+      redis.call('HSET', rows, id, ARGV[i + 4])
+    end
     changed = changed + 1
   end
 end
@@ -108,20 +118,17 @@ return changed
 
 # KEYS: finished set, open set. ARGV: position, lo, hi, clock (µs). The binary search of
 # RedisBoard._split, on the server: an open member's full key at the clock is built as
-# open_at() builds it. Its start is the nines' complement of its 17 digits (no arithmetic on
-# numbers past 2^53, which Lua's doubles would round); every other number is below 2^53.
-SPLIT = """
+# OpenStanding.at builds it (order.lua_full_member).
+SPLIT = f"""
 local fin, open = KEYS[1], KEYS[2]
 local position, lo, hi, clock = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
   tonumber(ARGV[4])
-local function complement(digit) return tostring(9 - tonumber(digit)) end
+{LUA_COMPLEMENT}
 while lo < hi do
   local i = math.floor((lo + hi + 1) / 2)
   local f = redis.call('ZRANGE', fin, i - 1, i - 1)[1]
   local o = redis.call('ZRANGE', open, position - i, position - i)[1]
-  local started = tonumber((string.gsub(string.sub(o, 13, 29), '%d', complement)))
-  local key = '1' .. string.sub(o, 1, 12) .. string.format('%012d', clock - started)
-    .. string.format('%017d', clock) .. string.sub(o, 30)
+  local key = {lua_full_member("o", "clock")}
   if f < key then lo = i else hi = i - 1 end
 end
 return lo
@@ -140,77 +147,37 @@ return 0
 """
 
 
-# --- the keys of an attempt ----------------------------------------------------------------------
-
-
-def micros(moment: dt.datetime) -> int:
-    """Microseconds since the epoch, exactly."""
-    return (moment - EPOCH) // MICROSECOND
-
-
-def finished_member(
-    won: bool, cards: int, actions: int, elapsed: int, end: int, game_id: int
-) -> str:
-    """The member of an attempt whose key is static: won first, more cards, fewer actions, less
-    time (``elapsed``, µs), earlier end (``end``, µs since the epoch), lower id."""
-    return (
-        f"{0 if won else 1}{52 - cards:02d}{actions:0{ACTIONS_WIDTH}d}"
-        f"{elapsed:0{ELAPSED_WIDTH}d}{end:0{TIME_WIDTH}d}{game_id:0{ID_WIDTH}d}"
-    )
-
-
-def open_member(cards: int, actions: int, started: int, game_id: int) -> str:
-    """The member of an open attempt: more cards, fewer actions, later start, lower id."""
-    return f"{52 - cards:02d}{actions:0{ACTIONS_WIDTH}d}{_LATEST - started:0{TIME_WIDTH}d}" + (
-        f"{game_id:0{ID_WIDTH}d}"
-    )
-
-
-def open_fields(member: str) -> tuple[int, int, int, int]:
-    """(cards, actions, started µs, id) of an open member."""
-    a = 2 + ACTIONS_WIDTH
-    return (
-        52 - int(member[:2]),
-        int(member[2:a]),
-        _LATEST - int(member[a : a + TIME_WIDTH]),
-        int(member[a + TIME_WIDTH :]),
-    )
-
-
-def open_at(member: str, clock: int) -> str:
-    """An open member's full key at ``clock`` (µs), as a finished member."""
-    cards, actions, started, game_id = open_fields(member)
-    return finished_member(False, cards, actions, clock - started, clock, game_id)
+# --- the entries of an attempt -------------------------------------------------------------------
 
 
 def id_of(member: str) -> int:
-    return int(member[-ID_WIDTH:])
+    return Standing.from_member(member).game_id
 
 
 def clock_of(day: dt.date, now: dt.datetime) -> int:
     """Where the clocks of a day's open attempts stand at ``now``, in µs."""
-    return micros(ranking.clock_end(day, now))
+    return micros(clock_end(day, now))
 
 
-def entry(game: Game) -> tuple[int, int, str, str] | None:
-    """(id, version, set, member) of an attempt on its day's board; ``None`` if it is not on it.
-    An attempt still open in the database after its day's end is closed at the day's end, as
-    ``Game.apply_day_end`` shows it."""
-    if game.kind != Game.Kind.DAILY or game.daily_date is None or not game.ply:
-        return None
-    assert game.started_at is not None
-    finished = game.finished_at
-    if finished is None and game.status != Game.Status.IN_PROGRESS:  # (no such row is written)
-        finished = day_end(game.daily_date)
+def open_at(member: str, clock: int) -> str:
+    """An open member's full member at ``clock`` (µs)."""
+    return OpenStanding.from_member(member).at(clock).member()
+
+
+def entry(game: Game) -> tuple[int, int, str, str]:
+    """(id, version, set, member) of an attempt: set ``"o"`` (open) or ``"f"`` (finished), or
+    ``"-"`` for an attempt not on the board. An attempt still open in the database after its
+    day's end stays in the open set: at its day's clock (the day's end) it stands where
+    ``Game.apply_day_end`` puts it."""
+    version = 2 * game.ply + int(game.finished_at is not None or not game.is_in_progress)
+    opened = OpenStanding.of(game)
+    if opened is not None:
+        return game.pk, version, "o", opened.member()
+    assert game.daily_date is not None
+    finished = Standing.of(game, day_end(game.daily_date))
     if finished is None:
-        member = open_member(game.foundation_cards, game.ply, micros(game.started_at), game.pk)
-        return game.pk, 2 * game.ply, "o", member
-    won = game.status == Game.Status.WON
-    end = micros(finished)
-    member = finished_member(
-        won, game.foundation_cards, game.ply, end - micros(game.started_at), end, game.pk
-    )
-    return game.pk, 2 * game.ply + 1, "f", member
+        return game.pk, version, "-", ""
+    return game.pk, version, "f", finished.member()
 
 
 def row_values(game: Game, username: str) -> str:
@@ -233,7 +200,7 @@ def row_values(game: Game, username: str) -> str:
 
 def from_values(game_id: int, day: dt.date, text: str) -> Game:
     """The attempt :func:`row_values` describes, as a ``Game`` with the fields a board row reads
-    (``ranking.ROW_FIELDS``; for ``payloads.row``). Built as ``Model.from_db`` builds a row with
+    (``ROW_FIELDS``; for ``payloads.row``). Built as ``Model.from_db`` builds a row with
     deferred fields, without ``Model.__init__``, which costs more than all the rest of a page."""
     username, status, day_over, score, ply, cards, started, finished = json.loads(text)
     owner = User.__new__(User)
@@ -259,43 +226,10 @@ def from_values(game_id: int, day: dt.date, text: str) -> Game:
 
 # --- Redis -------------------------------------------------------------------------------------
 
-_client_lock = threading.Lock()
-_clients: dict[str, Any] = {}
-
-
-def enabled() -> bool:
-    return bool(getattr(settings, "REDIS_URL", None))
-
-
-def client() -> Any:
-    """This process's Redis client (a connection pool), for ``settings.REDIS_URL``."""
-    import redis
-
-    url = str(settings.REDIS_URL)
-    with _client_lock:
-        if url not in _clients:
-            _clients[url] = redis.Redis.from_url(
-                url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30
-            )
-        return _clients[url]
-
-
-def database_tag() -> str:
-    """A short name of the database the sets cache (its engine, host, port and name), in their
-    keys: a Redis that outlives a database, or serves several, never mixes their boards."""
-    db = settings.DATABASES["default"]
-    text = "|".join(str(db.get(k, "")) for k in ("ENGINE", "HOST", "PORT", "NAME"))
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
-
-
-def prefix() -> str:
-    """The key prefix: the cache's (the tests give each run its own), then the database's tag."""
-    return f"{settings.CACHES['default'].get('KEY_PREFIX') or 'canfield'}:board:{database_tag()}"
-
 
 class Keys:
     def __init__(self, day: dt.date) -> None:
-        base = f"{prefix()}:{day.isoformat()}"
+        base = f"{prefix()}:{LAYOUT}:{day.isoformat()}"
         self.finished = f"{base}:f"
         self.open = f"{base}:o"
         self.hash = f"{base}:h"
@@ -319,40 +253,47 @@ def _upsert(redis: Any, keys: Keys, entries: Iterable[Entry]) -> int:
     return int(redis.eval(UPSERT, 4, keys.finished, keys.open, keys.hash, keys.rows, *args))
 
 
-def record(game: Game) -> None:
-    """Put ``game``'s current standing in its day's sets (after its transaction committed).
-    Failures are logged, and the day is marked for a rebuild, never raised: SQL is the truth."""
-    if not enabled():
-        return
+def record(game: Game) -> bool:
+    """Put ``game``'s current standing in its day's sets, or take it out of them if it is not
+    ranked (after its transaction committed). Returns False if Redis failed (logged, never
+    raised: SQL is the truth; the day is marked for a rebuild)."""
+    if not enabled() or game.kind != Game.Kind.DAILY or game.daily_date is None:
+        return True
     found = entry(game)
-    if found is None or game.daily_date is None:
-        return
-    keys = Keys(game.daily_date)
+    if found[2] == "-" and not game.ply:  # never played: never in the sets
+        return True
     try:
-        _upsert(client(), keys, [(*found, row_values(game, game.owner.get_username()))])
+        row = row_values(game, game.owner.get_username())
+        _upsert(client(), Keys(game.daily_date), [(*found, row)])
     except Exception:
         log.exception("leaderboard: recording game %s in Redis failed", game.pk)
         with contextlib.suppress(Exception):  # a missed update: rebuild the day at the next read
-            client().delete(keys.ready)
+            unready(game.daily_date)
+        return False
+    return True
+
+
+def ready(day: dt.date) -> bool:
+    """Whether ``day``'s sets are whole (built, and followed since). Raises Redis's errors."""
+    return bool(client().exists(Keys(day).ready))
+
+
+def unready(day: dt.date) -> None:
+    """Mark ``day``'s sets as not to be read (changes were lost): SQL answers until a rebuild."""
+    client().delete(Keys(day).ready)
 
 
 def rebuild(day: dt.date) -> bool:
     """Load ``day``'s attempts from SQL into its sets and mark the day ready. Returns False if
     another process holds the day's rebuild lock (or a flush interrupted this one)."""
-    import secrets
-
     redis = client()
     keys = Keys(day)
     token = secrets.token_hex(8)
     if not redis.set(keys.building, token, nx=True, ex=BUILD_LOCK_SECONDS):
         return False
-    rows = (
-        ranking.attempts(day)
-        .values_list(
-            "id", "status", "foundation_cards", "ply", "started_at", "finished_at",
-            "day_over", "score", "owner__username",
-        )
-        .order_by()
+    rows = attempts(day).values_list(
+        "id", "status", "foundation_cards", "ply", "started_at", "finished_at",
+        "day_over", "score", "owner__username",
     )  # fmt: skip
     batch: list[Entry] = []
     probe = Game(kind=Game.Kind.DAILY, daily_date=day)
@@ -362,9 +303,7 @@ def rebuild(day: dt.date) -> bool:
         probe.pk, probe.status, probe.foundation_cards, probe.ply = game_id, status, cards, ply
         probe.started_at, probe.finished_at = started, finished
         probe.day_over, probe.score = day_over, score
-        found = entry(probe)
-        if found is not None:
-            batch.append((*found, row_values(probe, username)))
+        batch.append((*entry(probe), row_values(probe, username)))
         if len(batch) >= BATCH:
             _upsert(redis, keys, batch)
             batch = []
@@ -382,9 +321,9 @@ def forget(day: dt.date) -> None:
 
 
 class RedisBoard:
-    """A day's board as it stands at ``now``, from its sets: the interface of ``ranking.Board``.
-    Build it with :func:`standings`, which checks that the day is ready. Should Redis fail while
-    it is read, the answer comes from ``ranking.Board`` (SQL) instead."""
+    """A day's board as it stands at ``now``, from its sets (a ``Board``). Made by :func:`board`,
+    which checks that the day is ready. Should Redis fail while it is read, the answer comes from
+    SQL instead (``SqlBoard``)."""
 
     def __init__(self, day: dt.date, now: dt.datetime, redis: Any) -> None:
         self.day = day
@@ -393,9 +332,9 @@ class RedisBoard:
         self.keys = Keys(day)
         self.clock = clock_of(day, now)
         self._sizes: tuple[int, int] | None = None
-        self._sql: ranking.Board | None = None
+        self._sql: SqlBoard | None = None
 
-    def _or_sql(self, read: Callable[[], T], fallback: Callable[[ranking.Board], T]) -> T:
+    def _or_sql(self, read: Callable[[], T], fallback: Callable[[SqlBoard], T]) -> T:
         if self._sql is None:
             try:
                 return read()
@@ -403,7 +342,7 @@ class RedisBoard:
                 log.exception(
                     "leaderboard: Redis failed, the board of %s is read from SQL", self.day
                 )
-                self._sql = ranking.Board(self.day, self.now)
+                self._sql = SqlBoard(self.day, self.now)
         return fallback(self._sql)
 
     # -- counts -----------------------------------------------------------------------------------
@@ -421,29 +360,23 @@ class RedisBoard:
     def count(self) -> int:
         return self._or_sql(lambda: sum(self.sizes()), lambda board: board.count)
 
-    def before(self, key: str, pipe: Any) -> None:
-        """Queue the two counts of the attempts that come before the full key ``key`` (a
-        finished member): finished ones, then open ones at this board's clock."""
-        pipe.zlexcount(self.keys.finished, "-", f"({key}")
-        if key[0] == "0":  # won: every open attempt comes after
+    def before(self, key: Standing, pipe: Any) -> None:
+        """Queue the two counts of the attempts that come before the full key ``key``: finished
+        ones, then open ones at this board's clock."""
+        pipe.zlexcount(self.keys.finished, "-", f"({key.member()}")
+        if key.won:  # every open attempt comes after a win
             pipe.zlexcount(self.keys.open, "-", "-")
             return
-        cards = 52 - int(key[1:3])
-        a = 3 + ACTIONS_WIDTH
-        actions = int(key[3:a])
-        elapsed = int(key[a : a + ELAPSED_WIDTH])
-        end = int(key[a + ELAPSED_WIDTH : a + ELAPSED_WIDTH + TIME_WIDTH])
-        game_id = int(key[-ID_WIDTH:])
         # Open attempts of the same (cards, actions) come first while their time is less: those
         # that started after clock - elapsed; at the same time, the end decides (theirs is the
         # clock), then the id.
-        started = self.clock - elapsed
-        if self.clock < end:
-            bound = "[" + open_member(cards, actions, started, _LAST_ID)
-        elif self.clock == end:
-            bound = "(" + open_member(cards, actions, started, game_id)
+        started = self.clock - key.elapsed
+        if self.clock < key.end:
+            bound = "[" + OpenStanding(key.cards, key.actions, started, _LAST_ID).member()
+        elif self.clock == key.end:
+            bound = "(" + OpenStanding(key.cards, key.actions, started, key.game_id).member()
         else:
-            bound = "(" + open_member(cards, actions, started, 0)
+            bound = "(" + OpenStanding(key.cards, key.actions, started, 0).member()
         pipe.zlexcount(self.keys.open, "-", bound)
 
     # -- rows ------------------------------------------------------------------------------------
@@ -479,7 +412,7 @@ class RedisBoard:
         return lo
 
     def members(self, start: int, stop: int) -> list[str]:
-        """The full keys of the attempts at positions ``start`` to ``stop - 1``, in order."""
+        """The full members of the attempts at positions ``start`` to ``stop - 1``, in order."""
         stop = min(stop, self.count)
         if start >= stop:
             return []
@@ -518,23 +451,17 @@ class RedisBoard:
                 (g.pk, g)
                 for g in Game.objects.filter(pk__in=missing)
                 .select_related("owner")
-                .only(*ranking.ROW_FIELDS)
+                .only(*ROW_FIELDS)
                 .order_by()
             )
         return [found[i] for i in ids if i in found]
 
-    def page(self, page: int) -> list[Game]:
-        return self.rows((page - 1) * ranking.PAGE_SIZE, page * ranking.PAGE_SIZE)
-
     def rank_of(self, game: Game) -> int | None:
-        """``game``'s rank on this board, or ``None`` if it is not on it (never started)."""
         if game.daily_date != self.day:
             return None
-        found = entry(game)
-        if found is None:
+        key = Standing.of(game, self.now)
+        if key is None:
             return None
-        _, _, which, member = found
-        key = member if which == "f" else open_at(member, self.clock)
 
         def read() -> int | None:
             pipe = self.redis.pipeline(transaction=False)
@@ -545,17 +472,17 @@ class RedisBoard:
         return self._or_sql(read, lambda board: board.rank_of(game))
 
 
-def standings(day: dt.date, now: dt.datetime) -> RedisBoard | None:
+_LAST_ID = PART["game_id"].largest
+
+
+def board(day: dt.date, now: dt.datetime) -> RedisBoard | None:
     """The day's board from Redis when Redis is configured and the day's sets are ready (rebuilt
     from SQL if they are missing, for a day not over yet); ``None``: read it from SQL."""
     if not enabled():
         return None
     try:
         redis = client()
-        keys = Keys(day)
-        if not redis.exists(keys.ready) and (
-            now >= day_end(day) + ranking.SETTLE or not rebuild(day)
-        ):
+        if not redis.exists(Keys(day).ready) and (now >= day_end(day) + SETTLE or not rebuild(day)):
             return None  # a past day, or another process is rebuilding it: SQL meanwhile
         return RedisBoard(day, now, redis)
     except Exception:

@@ -1,0 +1,71 @@
+"""A day's standings: one definition of the order, several stores that answer it alike.
+
+- ``order`` — the one definition: which attempts are ranked (``RANKED``) and the standing key
+  (``Standing``, part by part), from which the SQL order, the Redis members and the Lua that
+  reads them are derived;
+- ``sql`` — the board read from SQL, the truth (``SqlBoard``);
+- ``sets`` — the board kept in Redis sorted sets, a cache of SQL followed after every commit and
+  rebuilt from SQL when missing, never by a read (``RedisBoard``).
+
+Each is a :class:`~leaderboard.standings.board.Board`; :func:`board` chooses the one that answers a
+day at a moment, and every reader (the REST board, the live snapshots, the players' pages) goes
+through it. tests/leaderboard/test_standings.py checks on random days full of ties that they
+agree row for row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from games.models import Game
+from leaderboard.standings import sets
+from leaderboard.standings.board import PAGE_SIZE, ROW_FIELDS, SETTLE, Board, page
+from leaderboard.standings.order import is_ranked, ranked_filters
+from leaderboard.standings.sql import SqlBoard, attempts
+
+__all__ = [
+    "PAGE_SIZE",
+    "ROW_FIELDS",
+    "SETTLE",
+    "Board",
+    "SqlBoard",
+    "attempts",
+    "board",
+    "is_ranked",
+    "page",
+    "rank_of",
+    "ranks_of",
+    "ranked_filters",
+]
+
+
+def board(day: dt.date, now: dt.datetime) -> Board:
+    """The day's board at ``now``: the day's Redis sets when Redis is configured and they are
+    ready; else — while they are being built, or Redis is away — SQL."""
+    found: Board | None = sets.board(day, now)
+    return found if found is not None else SqlBoard(day, now)
+
+
+def rank_of(game: Game, now: dt.datetime) -> int | None:
+    """``game``'s rank on its day's board, or ``None`` if it is not on it."""
+    if game.daily_date is None:
+        return None
+    return board(game.daily_date, now).rank_of(game)
+
+
+def ranks_of(games: Iterable[Game], now: dt.datetime) -> dict[int, int | None]:
+    """The rank of each of ``games`` (by id) on its day's board, one board per day."""
+    ranks: dict[int, int | None] = {}
+    boards: dict[dt.date, Board] = {}
+    for game in games:
+        if game.pk in ranks:
+            continue
+        if game.daily_date is None or not is_ranked(game):
+            ranks[game.pk] = None
+        else:
+            day = game.daily_date
+            if day not in boards:
+                boards[day] = board(day, now)
+            ranks[game.pk] = boards[day].rank_of(game)
+    return ranks
