@@ -17,7 +17,7 @@ import re
 
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -360,26 +360,23 @@ def past_days(now: dt.datetime | None = None) -> QuerySet[DailyDeal]:
     return DailyDeal.objects.filter(date__lt=utc_today(now)).exclude(code="").order_by("-date")
 
 
-def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayRow]:
-    """A page of past days with their code and counts. Counts are computed once, then stored."""
-    now = now or timezone.now()
-    missing = [d.date for d in days if d.players is None]
+def day_rows(days: list[DailyDeal]) -> list[DayRow]:
+    """A page of past days with their code and counts: the counts stored when the day was settled
+    (``manage.py settle_days``), or, for a day not settled yet, counted now."""
+    missing = [d.date for d in days if d.players is None or d.winners is None]
     counts = _counts(missing) if missing else {}
     rows: list[DayRow] = []
     for day in days:
-        if day.players is None or day.winners is None:
-            day.players, day.winners = counts.get(day.date, (0, 0))
-            if now >= day_end(day.date) + standings.SETTLE:
-                DailyDeal.objects.filter(date=day.date).update(
-                    players=day.players, winners=day.winners
-                )
+        players, winners = day.players, day.winners
+        if players is None or winners is None:
+            players, winners = counts.get(day.date, (0, 0))
         rows.append(
             {
                 "date": day.date.isoformat(),
                 "code": day.code,
                 "par": day.par,
-                "players": day.players,
-                "winners": day.winners,
+                "players": players,
+                "winners": winners,
             }
         )
     return rows
@@ -410,30 +407,30 @@ def streaks(played: list[dt.date], today: dt.date) -> tuple[int, int]:
 
 
 def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
-    """Stats over the player's daily attempts; an attempt counts as played from its first action.
-    Streaks count consecutive days played (see :func:`streaks`). The bests are the best rank and
-    the most foundation cards, never the score (which taking a card back and placing it again
-    raises without limit)."""
+    """Stats over the player's ranked daily attempts (``standings.is_ranked``: from their first
+    action). Streaks count consecutive days played (see :func:`streaks`). The bests are the best
+    rank and the most foundation cards, never the score (which taking a card back and placing it
+    again raises without limit)."""
     now = now or timezone.now()
-    today = utc_today(now)
-    mine = Game.objects.filter(*standings.ranked_filters(), owner=user)
-    totals = mine.aggregate(
-        played=Count("id"),
-        won=Count("id", filter=Q(status=Game.Status.WON)),
-        most_cards=Max("foundation_cards"),
-    )
-    days = [day for day in mine.values_list("daily_date", flat=True) if day is not None]
-    current, longest = streaks(days, today)
-    played, won = totals["played"], totals["won"]
-    # One rank per day played: a count on the day's board (SQL or Redis).
-    ranks = standings.ranks_of(mine.select_related("owner").only(*standings.ROW_FIELDS), now)
-    best_rank = min((rank for rank in ranks.values() if rank is not None), default=None)
+    played = _played(user)
+    return _stats(played, standings.ranks_of(played, now), utc_today(now))
+
+
+def _played(user: User) -> list[Game]:
+    """The player's ranked attempts with their final ranks (settled days): one query."""
+    return list(standings.games_with_final_ranks().filter(*standings.ranked_filters(), owner=user))
+
+
+def _stats(played: list[Game], ranks: dict[int, int | None], today: dt.date) -> PlayerStats:
+    won = sum(1 for game in played if game.status == Game.Status.WON)
+    ranked = [rank for game in played if (rank := ranks[game.pk]) is not None]
+    current, longest = streaks([g.daily_date for g in played if g.daily_date is not None], today)
     return {
-        "played": played,
+        "played": len(played),
         "won": won,
-        "win_rate": round(won / played, 4) if played else 0.0,
-        "best_rank": best_rank,
-        "most_cards": totals["most_cards"],
+        "win_rate": round(won / len(played), 4) if played else 0.0,
+        "best_rank": min(ranked, default=None),
+        "most_cards": max((g.foundation_cards for g in played), default=None),
         "current_streak": current,
         "longest_streak": longest,
     }
@@ -454,12 +451,7 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     page past the last."""
     now = now or timezone.now()
     user = find_player(username)
-    history = (
-        Game.objects.filter(owner=user, kind=Game.Kind.DAILY)
-        .select_related("owner")
-        .only(*standings.ROW_FIELDS)
-        .order_by("-daily_date")
-    )
+    history = standings.games_with_final_ranks().filter(owner=user, kind=Game.Kind.DAILY)
     count = history.count()
     pages = max(1, math.ceil(count / HISTORY_PAGE_SIZE))
     if page > pages:
@@ -469,15 +461,16 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
             % {"count": pages},
         )
     start = (page - 1) * HISTORY_PAGE_SIZE
-    shown = list(history[start : start + HISTORY_PAGE_SIZE])
-    ranks = standings.ranks_of(shown, now)
-    rows = [payloads.history_row(game, ranks[game.pk], now) for game in shown]
+    shown = list(history.order_by("-daily_date")[start : start + HISTORY_PAGE_SIZE])
+    played = _played(user)
+    # A settled day's rank comes with its attempt; another day's (today's) is ranked once.
+    ranks = standings.ranks_of([*played, *shown], now)
     return {
         "player": user.get_username(),
-        "stats": player_stats(user, now),
+        "stats": _stats(played, ranks, utc_today(now)),
         "practice": practice_stats(user),
         "count": count,
         "page": page,
         "pages": pages,
-        "history": rows,
+        "history": [payloads.history_row(game, ranks[game.pk], now) for game in shown],
     }

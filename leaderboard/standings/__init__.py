@@ -5,7 +5,9 @@
   reads them are derived;
 - ``sql`` — the board read from SQL, the truth (``SqlBoard``);
 - ``sets`` — the board kept in Redis sorted sets, a cache of SQL followed after every commit and
-  rebuilt from SQL when missing, never by a read (``RedisBoard``).
+  rebuilt from SQL when missing (``RedisBoard``);
+- ``settled`` — a past day's final ranks, written once by the job that settles it
+  (``SettledBoard``).
 
 Each is a :class:`~leaderboard.standings.board.Board`; :func:`board` chooses the one that answers a
 day at a moment, and every reader (the REST board, the live snapshots, the players' pages) goes
@@ -19,9 +21,10 @@ import datetime as dt
 from collections.abc import Iterable
 
 from games.models import Game
-from leaderboard.standings import sets
+from leaderboard.standings import sets, settled
 from leaderboard.standings.board import PAGE_SIZE, ROW_FIELDS, SETTLE, Board, page
 from leaderboard.standings.order import is_ranked, ranked_filters
+from leaderboard.standings.settled import games_with_final_ranks, settle_day, settle_due
 from leaderboard.standings.sql import SqlBoard, attempts
 
 __all__ = [
@@ -32,18 +35,24 @@ __all__ = [
     "SqlBoard",
     "attempts",
     "board",
+    "games_with_final_ranks",
     "is_ranked",
     "page",
     "rank_of",
     "ranks_of",
     "ranked_filters",
+    "settle_day",
+    "settle_due",
 ]
 
 
 def board(day: dt.date, now: dt.datetime) -> Board:
-    """The day's board at ``now``: the day's Redis sets when Redis is configured and they are
-    ready; else — while they are being built, or Redis is away — SQL."""
-    found: Board | None = sets.board(day, now)
+    """The day's board at ``now``: a settled day's final ranks; else the day's Redis sets when
+    Redis is configured and they are ready; else — while they are being built, or Redis is
+    away — SQL."""
+    found: Board | None = settled.board(day, now)
+    if found is None:
+        found = sets.board(day, now)
     return found if found is not None else SqlBoard(day, now)
 
 
@@ -55,13 +64,18 @@ def rank_of(game: Game, now: dt.datetime) -> int | None:
 
 
 def ranks_of(games: Iterable[Game], now: dt.datetime) -> dict[int, int | None]:
-    """The rank of each of ``games`` (by id) on its day's board, one board per day."""
+    """The rank of each of ``games`` (by id): the final rank loaded with it when its day is
+    settled (``settled.games_with_final_ranks``), else its rank on its day's board, one board per
+    day."""
     ranks: dict[int, int | None] = {}
     boards: dict[dt.date, Board] = {}
     for game in games:
         if game.pk in ranks:
             continue
-        if game.daily_date is None or not is_ranked(game):
+        final = settled.final_rank_of(game)
+        if final is not None:
+            ranks[game.pk] = final.rank
+        elif game.daily_date is None or not is_ranked(game):
             ranks[game.pk] = None
         else:
             day = game.daily_date

@@ -26,7 +26,17 @@ def migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
+@pytest.fixture
+def latest_schema_afterwards():
+    """The database goes back to the latest migrations once the test is over."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_schema_afterwards")
 def test_the_migration_keeps_past_days_deals_as_they_were_dealt():
     old = migrate(BEFORE)
     User = old.get_model("auth", "User")

@@ -1,6 +1,7 @@
 """Every board answers as the one definition of the order says (leaderboard.standings.order): the
 key of each attempt sorted in Python is the reference; SQL (SqlBoard, and the full sort of
-``sql.ranked``) and Redis (RedisBoard, when REDIS_URL is set: CI's second pass) must give the
+``sql.ranked``), a settled day's final ranks (SettledBoard) and Redis (RedisBoard, when REDIS_URL
+is set: CI's second pass) must give the
 same count, the same rows in the same order, windows that begin and end anywhere, and the same
 ranks — on random days full of ties: few values of cards, actions and start times, finished
 attempts whose time equals an open one's at ``now`` exactly, some finished at ``now`` itself."""
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from games import services as games
 from games.models import Game
 from leaderboard import broadcast
-from leaderboard.standings import SqlBoard, order, sets, sql
+from leaderboard.standings import SqlBoard, order, sets, settled, sql
 from leaderboard.standings.order import OpenStanding, Standing
 from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today
 
@@ -96,6 +97,9 @@ def reference(day: dt.date, now: dt.datetime) -> list[int]:
 
 def boards(day: dt.date, now: dt.datetime) -> list[Any]:
     found: list[Any] = [SqlBoard(day, now)]
+    if settled.is_due(day, now):
+        assert settled.settle_day(day, again=True, now=now)
+        found.append(settled.board(day, now))
     if REDIS:
         sets.forget(day)
         assert sets.rebuild(day)
@@ -138,7 +142,8 @@ def test_every_board_agrees_with_the_definition_on_random_days(db, rows, later, 
 @PROPERTY
 @given(rows=attempts(), windows=st.lists(st.tuples(st.integers(0, 45), st.integers(0, 45))))
 def test_every_board_agrees_once_the_day_is_over(db, rows, windows):
-    """Open attempts stand as they stood at the day's end (their clock stops there)."""
+    """Open attempts stand as they stood at the day's end (their clock stops there); the
+    settled day's final ranks too."""
     with transaction.atomic():
         make(DAY, rows)
         assert_agree(DAY, dt.datetime(2030, 6, 16, 3, tzinfo=dt.UTC), windows)
