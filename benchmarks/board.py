@@ -165,6 +165,7 @@ def board_worker(args: argparse.Namespace) -> None:
     from games.clock import utc_today
     from games.models import Game
     from leaderboard import redis_client, services, standings
+    from leaderboard.live import frames
     from leaderboard.standings import sets
 
     call_command("migrate", verbosity=0)
@@ -192,7 +193,7 @@ def board_worker(args: argparse.Namespace) -> None:
         f"board page {pages:,} (the last)": lambda: services.board(today, pages, None),
         "my rank (rank_of)": lambda: standings.board(today, timezone.now()).rank_of(mine),
         "board page 1 with my row ranked (me)": lambda: services.board(today, 1, viewer),
-        "live snapshot (top 100 + count)": lambda: services.snapshot_frame(today, 1),
+        "live snapshot (top 100 + count)": lambda: frames.snapshot_frame(today, 1),
     }
     results: dict[str, dict[str, tuple[float, float]]] = {"Redis": {}, "SQL": {}}
     for name, call in measures.items():
@@ -621,7 +622,7 @@ def docs_section(
             f"vacuumed and analysed; the day's Redis sorted sets rebuilt from SQL in "
             f"{board['rebuild_seconds']} s ({board['redis_bytes'] / 2**20:.0f} MiB in Redis). "
             "Median and p90 of the service calls (`leaderboard.services.board`, "
-            "`standings.board(...).rank_of`, `services.snapshot_frame`), after a warm-up; the "
+            "`standings.board(...).rank_of`, `live.frames.snapshot_frame`), after a warm-up; the "
             "SQL column is the same calls with Redis turned off (`standings.SqlBoard`, the same "
             "run's baseline).\n\n"
             f"{parts[-1]}\n"

@@ -8,7 +8,8 @@ class LeaderboardConfig(AppConfig):
 
     def ready(self) -> None:
         from games import signals
-        from leaderboard import checks, fanout, receivers  # noqa: F401 (checks: registers)
+        from leaderboard import checks, receivers  # noqa: F401 (checks: registers)
+        from leaderboard.live import fanout
 
         fanout.lighten_autobahn()
 

@@ -1,6 +1,7 @@
-"""What the daily-deal and leaderboard API and the live board send, each shape declared once as a
-``TypedDict`` and built by one function. The API's schema is derived from these declarations
-(``canfield_site.schema``); the websocket frames are documented in ``docs/api.md``.
+"""What the daily-deal and leaderboard API sends, each shape declared once as a ``TypedDict`` and
+built by one function. The API's schema is derived from these declarations
+(``canfield_site.schema``). The live board's frames, whose rows are these board rows, are
+declared in ``leaderboard.live.frames`` and documented in ``docs/api.md``.
 
 A board row never holds a card or a deal code. Rows show an attempt as it stands at ``now``: one
 whose day is over is shown closed (``Game.apply_day_end``, in memory: reads never write).
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, TypedDict
 
 from games.clock import utc_today
 from games.models import Game
@@ -55,33 +56,6 @@ class BoardPage(TypedDict):
     results: Annotated[list[BoardRow], "100 rows per page, in rank order."]
     me: Annotated[BoardRow | None, "The viewer's own row, wherever it ranks; null if none."]
     seq: Annotated[int, "The latest sequence number of the day's live stream (/ws/daily/<date>/)."]
-
-
-class SnapshotFrame(TypedDict):
-    """The first frame of ``/ws/daily/<date>/`` (and the answer to a resync): the top of the board
-    as it stood at ``seq``."""
-
-    type: Literal["snapshot"]
-    date: IsoDate
-    seq: Annotated[int, "The stream's number of the board these rows show."]
-    at: Annotated[IsoDateTime, "When the rows' times were taken (open attempts' times run on)."]
-    count: Annotated[int, "Attempts on the board."]
-    results: Annotated[list[BoardRow], "The top 100 rows, in rank order."]
-    now: NotRequired[Annotated[IsoDateTime, "When the server sent the frame (a snapshot only)."]]
-
-
-class UpdateFrame(TypedDict):
-    """A change of the top of the board, from ``seq - 1`` to ``seq``: the rows whose attempt or
-    values changed (an open attempt's running time alone is no change), at their ranks."""
-
-    type: Literal["update"]
-    date: IsoDate
-    seq: int
-    at: IsoDateTime
-    count: int
-    size: Annotated[int, "How many rows the top holds now (at most 100)."]
-    rows: Annotated[list[BoardRow], "The rows that changed; each goes at its rank."]
-    full: Annotated[bool, "The rows are the whole top: apply them to any earlier board."]
 
 
 class TodayDict(TypedDict):

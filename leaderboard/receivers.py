@@ -16,7 +16,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from games.models import Game
-from leaderboard import broadcast
+from leaderboard.live import broadcast
 from leaderboard.models import DailyDeal
 from leaderboard.standings import sets
 

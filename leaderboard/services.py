@@ -16,7 +16,6 @@ import math
 import re
 
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -28,18 +27,16 @@ from games.errors import GameError
 from games.models import Game
 from games.payloads import RecordDict, game_dict, iso, line_record_dict
 from games.services import Viewer
-from leaderboard import deals, payloads, redis_client, standings
+from leaderboard import deals, payloads, standings
+from leaderboard.live import snapshots
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
     BoardPage,
-    BoardRow,
     DayRow,
     PlayerPage,
     PlayerStats,
     PracticeStats,
-    SnapshotFrame,
     TodayDict,
-    UpdateFrame,
 )
 
 log = logging.getLogger(__name__)
@@ -110,11 +107,6 @@ def board_day(text: str, now: dt.datetime | None = None) -> dt.date:
     return day
 
 
-def current_seq(day: dt.date) -> int:
-    seq = DailyDeal.objects.filter(date=day).values_list("seq", flat=True).first()
-    return seq or 0
-
-
 # --- attempts ---------------------------------------------------------------------------------
 
 
@@ -178,7 +170,7 @@ def board(
     """Page ``page`` of the day's board, the viewer's own row (``me``) and the live stream's
     current ``seq``. ``not_found`` for a page past the last."""
     now = now or timezone.now()
-    seq = current_seq(day)  # read first: the rows are at least as fresh as this number
+    seq = snapshots.current_seq(day)  # read first: the rows are at least as fresh as this number
     board = standings.board(day, now)
     count = board.count
     pages = max(1, math.ceil(count / standings.PAGE_SIZE))
@@ -209,138 +201,6 @@ def board(
         "me": me,
         "seq": seq,
     }
-
-
-# --- the live board's frames ---------------------------------------------------------------------
-# A watcher of /ws/daily/<date>/ gets a snapshot frame first, then update frames: each the
-# difference from the board of the previous ``seq``. The latest snapshot of each day is kept in the
-# shared cache (Redis when configured): it is the base of the next update, and what a watcher that
-# connects receives (``latest_snapshot``), so that every socket shares one snapshot per ``seq``.
-
-#: How long a day's latest snapshot frame is kept in the cache, in seconds.
-FRAME_TIMEOUT = 2 * 24 * 3600
-
-
-def frame_key(day: dt.date) -> str:
-    return f"board-frame:{redis_client.database_tag()}:{day.isoformat()}"
-
-
-def snapshot_frame(day: dt.date, seq: int, now: dt.datetime | None = None) -> SnapshotFrame:
-    """The frame of the day's board numbered ``seq``: its top rows and attempt count at ``now``
-    (take ``seq`` before calling: the rows are then at least as fresh as it)."""
-    now = now or timezone.now()
-    board = standings.board(day, now)
-    count = board.count
-    return {
-        "type": "snapshot",
-        "date": day.isoformat(),
-        "seq": seq,
-        "at": iso(now) or "",
-        "count": count,
-        "results": payloads.rows(standings.page(board, 1), 1, now),
-    }
-
-
-def same_row(old: BoardRow, new: BoardRow) -> bool:
-    """Whether a watcher that holds ``old`` at a rank needs nothing to hold ``new`` there: the
-    same attempt with the same values. An open attempt's time runs on by itself (the watcher
-    counts it), so its ``time_seconds`` alone is no change."""
-    if old == new:
-        return True
-    if old["status"] != "in_progress" or new["status"] != "in_progress":
-        return False
-    return {**old, "time_seconds": None} == {**new, "time_seconds": None}
-
-
-def update_frame(previous: SnapshotFrame | None, current: SnapshotFrame) -> UpdateFrame:
-    """The update that turns the board of ``previous`` into ``current``: the rows that changed,
-    at their ranks. Without the previous ``seq``'s board to compare with, every row (``full``)."""
-    base = None
-    if previous is not None and (previous["date"], previous["seq"]) == (
-        current["date"],
-        current["seq"] - 1,
-    ):
-        base = previous["results"]
-    rows = current["results"]
-    changed = (
-        list(rows)
-        if base is None
-        else [row for i, row in enumerate(rows) if i >= len(base) or not same_row(base[i], row)]
-    )
-    return {
-        "type": "update",
-        "date": current["date"],
-        "seq": current["seq"],
-        "at": current["at"],
-        "count": current["count"],
-        "size": len(rows),
-        "rows": changed,
-        "full": base is None,
-    }
-
-
-def apply_update(frame: SnapshotFrame, update: UpdateFrame) -> SnapshotFrame:
-    """What a watcher that holds ``frame`` holds after ``update`` (the frontend's live board
-    does the same): the changed rows at their ranks, the top cut to ``size``. The unchanged open
-    attempts' times are moved on to the update's ``at``. ``ValueError`` if ``update`` does not
-    follow ``frame`` (and is not ``full``)."""
-    if update["full"]:
-        rows = list(update["rows"])
-    else:
-        if (update["date"], update["seq"]) != (frame["date"], frame["seq"] + 1):
-            raise ValueError(f"update {update['seq']} does not follow board {frame['seq']}")
-        moved = (
-            dt.datetime.fromisoformat(update["at"]) - dt.datetime.fromisoformat(frame["at"])
-        ).total_seconds()
-        rows = [
-            {**row, "time_seconds": row["time_seconds"] + moved}
-            if row["status"] == "in_progress" and row["time_seconds"] is not None
-            else row
-            for row in frame["results"][: update["size"]]
-        ]
-        for row in update["rows"]:
-            index = (row["rank"] or 0) - 1
-            if not 0 <= index <= len(rows):
-                raise ValueError(f"a row at rank {row['rank']} after {len(rows)} rows")
-            if index == len(rows):
-                rows.append(row)
-            else:
-                rows[index] = row
-    return {
-        "type": "snapshot",
-        "date": update["date"],
-        "seq": update["seq"],
-        "at": update["at"],
-        "count": update["count"],
-        "results": rows,
-    }
-
-
-def stored_snapshot(day: dt.date) -> SnapshotFrame | None:
-    """The day's latest snapshot frame in the shared cache, if any."""
-    frame: SnapshotFrame | None = cache.get(frame_key(day))
-    return frame
-
-
-def store_snapshot(frame: SnapshotFrame) -> None:
-    cache.set(frame_key(dt.date.fromisoformat(frame["date"])), frame, FRAME_TIMEOUT)
-
-
-def latest_snapshot(day: dt.date, now: dt.datetime | None = None) -> SnapshotFrame:
-    """The day's latest snapshot frame, as every watcher that connects now receives it: the one
-    the last broadcast stored, or one built now for the current ``seq`` (and stored, unless
-    another process stored one first: then that one). A stored frame numbered beyond the day's
-    ``seq`` is not this database's (the cache outlived it): it is replaced."""
-    seq = current_seq(day)
-    frame = stored_snapshot(day)
-    if frame is not None and frame["seq"] <= seq:
-        return frame
-    fresh = snapshot_frame(day, seq, now)
-    if frame is not None:
-        store_snapshot(fresh)
-    elif not cache.add(frame_key(day), fresh, FRAME_TIMEOUT):
-        return stored_snapshot(day) or fresh
-    return fresh
 
 
 def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:

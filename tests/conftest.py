@@ -77,7 +77,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """After each test, once its fixtures (and its database transaction) are gone, let the
     live board's background broadcasts finish, so that none runs into the next test."""
     yield
-    from leaderboard import broadcast
+    from leaderboard.live import broadcast
 
     assert broadcast.wait_idle(30), "a live-board broadcast did not finish within 30 s"
 

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from leaderboard import broadcast
+from leaderboard.live import broadcast
 from leaderboard.models import DailyDeal
 from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, player, store_deal
 

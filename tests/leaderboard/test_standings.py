@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from games import services as games
 from games.models import Game
-from leaderboard import broadcast
+from leaderboard.live import broadcast
 from leaderboard.standings import SqlBoard, order, sets, settled, sql
 from leaderboard.standings.order import OpenStanding, Standing
 from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today

@@ -2,16 +2,16 @@
 
 Every Daphne process (every event loop) has one :class:`Hub`. The hub takes one channel of the
 channel layer and joins the group ``daily.<date>`` of each day it has watchers of, so that a
-broadcast (``leaderboard.broadcast``) reaches each process once, whatever its number of sockets;
-the hub then hands the update's text to each of its sockets of that day. (With a channel-layer
-channel per socket, as Channels does by default, a crowd of 5,000 sockets in one process made
-every broadcast cost seconds: channels_redis wakes, and reschedules, every socket's receive for
-every message.)
+broadcast (``leaderboard.live.broadcast``) reaches each process once, whatever its number of
+sockets; the hub then hands the update's text to each of its sockets of that day. (With a
+channel-layer channel per socket, as Channels does by default, a crowd of 5,000 sockets in one
+process made every broadcast cost seconds: channels_redis wakes, and reschedules, every socket's
+receive for every message.)
 
 The hub also keeps the latest snapshot of each of its days (:class:`LatestFrames`), which every
 socket that connects receives: one snapshot per ``seq`` for all of them, moved on by each update
-that passes, loaded (from the shared cache, ``services.latest_snapshot``) only when the process
-has none.
+that passes (``live.model``, as the browser applies it), loaded (``snapshots.latest``) only when
+the process has none.
 
 Everything here runs on the event loop of the sockets; the hub is made on first use per loop. If
 the channel layer fails while the hub listens (Redis away), the hub pauses all its sockets (close
@@ -34,8 +34,8 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games.payloads import iso
-from leaderboard import services
-from leaderboard.payloads import SnapshotFrame
+from leaderboard.live import model, snapshots
+from leaderboard.live.frames import SnapshotFrame
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class LatestFrames:
             async with self.locks.setdefault(day, asyncio.Lock()):
                 held = self.frames.get(day)
                 if held is None:
-                    frame = await database_sync_to_async(services.latest_snapshot)(day)
+                    frame = await database_sync_to_async(snapshots.latest)(day)
                     held = (frame, _text(frame))
                     if keep:
                         self.frames[day] = held
@@ -94,7 +94,7 @@ class LatestFrames:
         if held is None or seq <= held[0]["seq"]:
             return
         try:
-            frame = services.apply_update(held[0], json.loads(text))
+            frame = model.apply_update(held[0], json.loads(text))
         except (ValueError, KeyError, TypeError):
             del self.frames[day]
             return

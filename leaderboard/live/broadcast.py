@@ -6,9 +6,9 @@ across processes when the cache is Redis) and schedules one flush ``LEADERBOARD_
 seconds later (0.25 s by default); later changes in that window find the key taken and do nothing,
 because the flush will see them. The flush drops the key first — so a change that lands while it
 runs schedules the next one — then takes the day's next sequence number, reads the fresh top 100,
-compares them with the day's stored snapshot (``services.update_frame``: only the rows that
-changed go out), stores the new snapshot in its place (``services.store_snapshot``: the one that
-watchers connecting from then on receive) and sends one message to the channel-layer group
+compares them with the day's stored snapshot (``frames.update_frame``: only the rows that
+changed go out, by player), stores the new snapshot in its place (``snapshots.store``: the one
+that watchers connecting from then on receive) and sends one message to the channel-layer group
 ``daily.<date>``. Every watcher, in whichever
 process, therefore receives at most one update per window per day however many players move, and
 sees a change within the window plus one board query.
@@ -25,8 +25,8 @@ asyncio queues that only the loop of its consumers may touch, so its message is 
 tell.
 
 The message is serialised once, for all watchers: ``{"type": "board.update", "date", "seq": N,
-"text": "<the JSON frame>"}``; it reaches each process's hub (``leaderboard.fanout``: one member
-of the group per process), which passes ``text`` on to its sockets as it is.
+"text": "<the JSON frame>"}``; it reaches each process's hub (``leaderboard.live.fanout``: one
+member of the group per process), which passes ``text`` on to its sockets as it is.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from django.core.cache import cache
 from django.db import close_old_connections, connections, transaction
 from django.db.models import F
 
-from leaderboard import fanout, services
+from leaderboard.live import fanout, frames, snapshots
 from leaderboard.models import DailyDeal
 
 log = logging.getLogger(__name__)
@@ -85,9 +85,9 @@ def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, An
     """The group message for a fresh update of ``day``'s board (takes a sequence number): the
     difference from the day's stored snapshot, which it replaces."""
     seq = next_seq(day)  # before reading the rows: they are at least as fresh as ``seq``
-    frame = services.snapshot_frame(day, seq, now)
-    update = services.update_frame(services.stored_snapshot(day), frame)
-    services.store_snapshot(frame)
+    frame = frames.snapshot_frame(day, seq, now)
+    update = frames.update_frame(snapshots.stored(day), frame)
+    snapshots.store(frame)
     text = json.dumps(update, separators=(",", ":"))
     return {"type": "board.update", "date": day.isoformat(), "seq": seq, "text": text}
 

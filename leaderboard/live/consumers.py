@@ -4,10 +4,11 @@ Server to client, JSON text frames, each with the day's sequence number ``seq``:
 - on connect, and in answer to ``{"type": "resync"}``: a snapshot,
   ``{"type": "snapshot", "date", "seq", "at", "now", "count", "results": [the top 100 rows]}``;
 - whenever standings changed: an update, ``{"type": "update", "date", "seq", "at", "count",
-  "size", "rows", "full"}``: the rows that changed since ``seq - 1`` at their ranks, the top cut to
-  ``size`` rows (all of them when ``full``; at most one update per broadcast window, see
-  ``leaderboard.broadcast``). Both frames are built by ``leaderboard.services``
-  (``snapshot_frame``, ``update_frame``), their rows as the REST board's (``payloads.BoardRow``);
+  "size", "rows", "left", "full"}``: the changes since ``seq - 1`` by player — each row that
+  changed or entered at its rank, each player who left the top; the rows between shift (the whole
+  top when ``full``; at most one update per broadcast window, see ``leaderboard.live.broadcast``).
+  Both frames are built by ``leaderboard.live.frames``, their rows as the REST board's
+  (``payloads.BoardRow``);
 - ``{"type": "pong"}`` in answer to ``{"type": "ping"}``;
 - ``{"type": "error", "code", "message"}`` for a message it does not understand; nothing changes.
 
@@ -15,7 +16,7 @@ Server to client, JSON text frames, each with the day's sequence number ``seq``:
 receives a frame with a lower ``seq`` than one it already has; a client that sees ``seq`` jump by
 more than one has missed an update and may send ``{"type": "resync"}`` (at most one a second).
 
-Broadcasts reach a process once, not once per socket: each process's hub (``leaderboard.fanout``)
+Broadcasts reach a process once, not once per socket: each process's hub (``live.fanout``)
 listens for all its sockets and hands them each update; and one snapshot per ``seq`` serves every
 socket that connects — the hub keeps the latest snapshot of each day it has watchers of, loaded
 once from the shared cache and moved on by each update — so that a crowd connecting costs no
@@ -53,8 +54,9 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 from redis.exceptions import RedisError
 
 from games.errors import GameError
-from leaderboard import broadcast, services
-from leaderboard.fanout import Hub
+from leaderboard import services
+from leaderboard.live import broadcast
+from leaderboard.live.fanout import Hub
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +73,7 @@ RESYNC_INTERVAL = 1.0
 
 
 #: The consumers use no channel-layer channel of their own: their process's hub
-#: (``leaderboard.fanout``) receives the broadcasts for all of them.
+#: (``leaderboard.live.fanout``) receives the broadcasts for all of them.
 NO_LAYER = "none: the process's hub receives for its sockets"
 
 
@@ -217,8 +219,8 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
             )
 
     async def deliver(self, seq: int, text: str) -> None:
-        """An update of ``leaderboard.broadcast``, from the hub: pass it on unless this socket is
-        ahead (or keep it until the snapshot has gone)."""
+        """An update of ``leaderboard.live.broadcast``, from the hub: pass it on unless this
+        socket is ahead (or keep it until the snapshot has gone)."""
         if self.pending is not None:
             self.pending.append((seq, text))
             return
