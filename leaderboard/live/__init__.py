@@ -8,4 +8,6 @@ to every process's sockets, and the consumer of each socket.
 - ``broadcast`` — coalesced broadcasts: one update per window and day, for every process;
 - ``fanout`` — one listener per process hands each update to its sockets;
 - ``consumers`` — one websocket: its snapshot, its updates, resync, ping, the 4503 pause.
+
+docs/architecture.md draws the path of a move from the action to a watcher's screen.
 """

@@ -6,12 +6,19 @@ across processes when the cache is Redis) and schedules one flush ``LEADERBOARD_
 seconds later (0.25 s by default); later changes in that window find the key taken and do nothing,
 because the flush will see them. The flush drops the key first — so a change that lands while it
 runs schedules the next one — then takes the day's next sequence number, reads the fresh top 100,
-compares them with the day's stored snapshot (``frames.update_frame``: only the rows that
-changed go out, by player), stores the new snapshot in its place (``snapshots.store``: the one
-that watchers connecting from then on receive) and sends one message to the channel-layer group
-``daily.<date>``. Every watcher, in whichever
-process, therefore receives at most one update per window per day however many players move, and
-sees a change within the window plus one board query.
+stores them as the day's snapshot if no newer one is stored (``snapshots.swap``, compare-and-set
+on ``seq``: the snapshot that watchers connecting from then on receive), compares them with the
+snapshot they replace (``frames.update_frame``: what changed, by player) and sends one message to
+the channel-layer group ``daily.<date>``. Every watcher, in whichever process, therefore receives
+at most one update per window per day however many players move, and sees a change within the
+window plus one board query.
+
+The broadcaster also keeps the day's Redis sorted sets whole, so that no read has to: a flush
+that finds today's sets missing (never built, or Redis flushed or restarted) has them rebuilt
+from SQL in a thread of their own (the board is read from SQL meanwhile), and an attempt whose
+change Redis refused (:func:`record_later`) is recorded again from SQL, with a growing wait, as
+long as the process lives — then the day is broadcast again. A process that exits with changes
+still unrecorded marks their day not ready: SQL answers until its sets are rebuilt.
 
 A flush that fails (the database busy, Redis away) is logged and tried again a window later, up
 to ``FLUSH_ATTEMPTS`` times. If a process dies between claiming the key and flushing, the key
@@ -37,6 +44,7 @@ import datetime as dt
 import json
 import logging
 import threading
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -46,8 +54,11 @@ from django.core.cache import cache
 from django.db import close_old_connections, connections, transaction
 from django.db.models import F
 
+from games.models import Game
+from leaderboard import standings
 from leaderboard.live import fanout, frames, snapshots
 from leaderboard.models import DailyDeal
+from leaderboard.standings import sets
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +68,8 @@ DIRTY_TIMEOUT = 5
 FLUSH_ATTEMPTS = 3
 #: Seconds a process that is exiting waits for its scheduled broadcasts.
 EXIT_WAIT = 10
+#: The longest wait, in seconds, before recording again a change that Redis refused.
+RECORD_RETRY_CAP = 30.0
 
 
 group_name = fanout.group_name
@@ -81,23 +94,58 @@ def next_seq(day: dt.date) -> int:
         return DailyDeal.objects.values_list("seq", flat=True).get(date=day)
 
 
-def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, Any]:
+def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, Any] | None:
     """The group message for a fresh update of ``day``'s board (takes a sequence number): the
-    difference from the day's stored snapshot, which it replaces."""
+    difference from the day's stored snapshot, which it replaces — stored first, so that a
+    watcher that receives the update and resyncs gets at least its ``seq``. ``None`` if a newer
+    snapshot is stored already (another process's flush went ahead: it tells the watchers)."""
     seq = next_seq(day)  # before reading the rows: they are at least as fresh as ``seq``
     frame = frames.snapshot_frame(day, seq, now)
-    update = frames.update_frame(snapshots.stored(day), frame)
-    snapshots.store(frame)
+    swapped, previous = snapshots.swap(frame)
+    if not swapped:
+        ahead = snapshots.stored(day)
+        if ahead is None or ahead["seq"] <= snapshots.current_seq(day):
+            return None
+        snapshots.replace(frame)  # numbered beyond the database's seq: not this database's
+    update = frames.update_frame(previous, frame)
     text = json.dumps(update, separators=(",", ":"))
     return {"type": "board.update", "date": day.isoformat(), "seq": seq, "text": text}
 
 
-def _prepare(day: dt.date) -> dict[str, Any]:
+def _prepare(day: dt.date) -> dict[str, Any] | None:
     """The database part of a flush, in a worker thread: it leaves no connection open."""
     close_old_connections()
     try:
         cache.delete(dirty_key(day))
+        if standings.needs_rebuild(day):
+            _Broadcaster.get().rebuild_soon(day)  # read from SQL meanwhile
         return update_message(day)
+    finally:
+        connections.close_all()
+
+
+def _rebuild(day: dt.date) -> None:
+    """Build ``day``'s Redis sets from SQL, in the broadcaster's builder thread."""
+    close_old_connections()
+    try:
+        if standings.needs_rebuild(day) and sets.rebuild(day):
+            log.info("leaderboard: the Redis sets of %s were rebuilt", day)
+    except Exception:
+        log.exception("leaderboard: rebuilding the Redis sets of %s failed", day)
+    finally:
+        connections.close_all()
+
+
+def _record_again(day: dt.date, game_ids: set[int]) -> set[int]:
+    """Record the attempts ``game_ids`` of ``day`` in its Redis sets again, as they stand in
+    SQL; returns those that failed again."""
+    close_old_connections()
+    try:
+        failed = set(game_ids)
+        for game in Game.objects.select_related("owner").filter(pk__in=game_ids):
+            if sets.record(game):
+                failed.discard(game.pk)
+        return failed
     finally:
         connections.close_all()
 
@@ -142,17 +190,22 @@ class _Broadcaster:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="leaderboard-db")
+        self.builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="leaderboard-sets")
         self.thread = threading.Thread(
             target=self.loop.run_forever, name="leaderboard-broadcaster", daemon=True
         )
         self.tasks: set[asyncio.Task[None]] = set()
-        #: Flushes scheduled and not yet over (retries included).
+        #: Flushes, rebuilds and records again scheduled and not yet over (retries included).
         self.pending = 0
         self.idle = threading.Condition()
+        #: The days whose sets are being rebuilt here.
+        self.rebuilding: set[dt.date] = set()
+        #: The attempts whose change could not be recorded in their day's sets, by day.
+        self.unrecorded: dict[dt.date, set[int]] = {}
         self.thread.start()
         # A command that made a change (close_daily_attempts) lets its broadcasts go out
         # before the process ends.
-        atexit.register(self.wait_idle, EXIT_WAIT)
+        atexit.register(self.exit)
 
     @classmethod
     def get(cls) -> _Broadcaster:
@@ -161,20 +214,48 @@ class _Broadcaster:
                 cls._instance = cls()
             return cls._instance
 
-    def schedule(self, day: dt.date, after: float) -> None:
+    def _begin(self) -> None:
         with self.idle:
             self.pending += 1
+
+    def _end(self) -> None:
+        with self.idle:
+            self.pending -= 1
+            self.idle.notify_all()
+
+    def schedule(self, day: dt.date, after: float) -> None:
+        self._begin()
         self.loop.call_soon_threadsafe(self._start, day, after)
 
     def wait_idle(self, timeout: float) -> bool:
         with self.idle:
             return self.idle.wait_for(lambda: self.pending == 0, timeout)
 
+    def exit(self) -> None:
+        """At the process's end: let the scheduled work finish; a day with changes still not
+        recorded in its sets is marked not ready (read from SQL until rebuilt)."""
+        self.wait_idle(EXIT_WAIT)
+        with self.idle:
+            days = [day for day, ids in self.unrecorded.items() if ids]
+        for day in days:
+            try:
+                sets.unready(day)
+            except Exception:
+                log.exception(
+                    "leaderboard: changes of %s are missing from its Redis sets: rebuild them "
+                    "(manage.py rebuild_board --day %s --force)",
+                    day,
+                    day.isoformat(),
+                )
+
     def _start(self, day: dt.date, after: float) -> None:
         self.loop.call_later(after, self._spawn, day)
 
     def _spawn(self, day: dt.date, attempt: int = 1) -> None:
-        task = self.loop.create_task(self.flush(day, attempt))
+        self._task(self.flush(day, attempt))
+
+    def _task(self, work: Coroutine[Any, Any, None]) -> None:
+        task = self.loop.create_task(work)
         self.tasks.add(task)  # the loop keeps only weak references to its tasks
         task.add_done_callback(self.tasks.discard)
 
@@ -182,7 +263,8 @@ class _Broadcaster:
         retry = False
         try:
             message = await self.loop.run_in_executor(self.workers, _prepare, day)
-            await _deliver(day, message)
+            if message is not None:
+                await _deliver(day, message)
         except Exception:  # a failed flush must not kill the loop
             log.exception("leaderboard: broadcasting the board of %s failed", day)
             try:
@@ -194,9 +276,67 @@ class _Broadcaster:
                 self.loop.call_later(delay(), self._spawn, day, attempt + 1)
         finally:
             if not retry:
-                with self.idle:
-                    self.pending -= 1
-                    self.idle.notify_all()
+                self._end()
+
+    # -- the sets --------------------------------------------------------------------------------
+
+    def rebuild_soon(self, day: dt.date) -> None:
+        """Build ``day``'s sets from SQL in the builder thread, unless this process is at it."""
+        with self.idle:
+            if day in self.rebuilding:
+                return
+            self.rebuilding.add(day)
+            self.pending += 1
+        future = self.builder.submit(_rebuild, day)
+
+        def done(_: object) -> None:
+            with self.idle:
+                self.rebuilding.discard(day)
+            self._end()
+
+        future.add_done_callback(done)
+
+    def record_later(self, day: dt.date, game_id: int) -> None:
+        """Record attempt ``game_id`` of ``day`` in its sets again soon (recording it failed)."""
+        with self.idle:
+            waiting = self.unrecorded.setdefault(day, set())
+            first = not waiting
+            waiting.add(game_id)
+            if first:
+                self.pending += 1
+        if first:
+            self.loop.call_soon_threadsafe(self._record_soon, day, 1)
+
+    def _record_soon(self, day: dt.date, attempt: int) -> None:
+        wait = min(RECORD_RETRY_CAP, delay() * 2**attempt)
+        self.loop.call_later(wait, self._task, self.record_again(day, attempt))
+
+    async def record_again(self, day: dt.date, attempt: int) -> None:
+        """Record the day's unrecorded attempts again, as they stand in SQL; then broadcast the
+        day (its rows may have been read without them). What fails is tried again later, as
+        long as the process lives."""
+        with self.idle:
+            game_ids = set(self.unrecorded.get(day, ()))
+        try:
+            failed = await self.loop.run_in_executor(self.workers, _record_again, day, game_ids)
+        except Exception:
+            log.exception("leaderboard: recording the changes of %s again failed", day)
+            failed = game_ids
+        with self.idle:
+            waiting = self.unrecorded.setdefault(day, set())
+            waiting -= game_ids - failed
+            left = bool(waiting)
+            if not left:
+                del self.unrecorded[day]
+        if left:
+            self._record_soon(day, attempt + 1)
+            return
+        try:
+            await self.loop.run_in_executor(self.workers, mark_dirty, day)
+        except Exception:
+            log.warning("leaderboard: no live update of %s after its changes were recorded", day)
+        finally:
+            self._end()
 
 
 def wait_idle(timeout: float = 10) -> bool:
@@ -210,3 +350,9 @@ def mark_dirty(day: dt.date) -> None:
     """A standing on ``day``'s board may have changed: make sure one flush is coming."""
     if cache.add(dirty_key(day), 1, timeout=DIRTY_TIMEOUT):
         _Broadcaster.get().schedule(day, delay())
+
+
+def record_later(day: dt.date, game_id: int) -> None:
+    """Recording attempt ``game_id`` in ``day``'s Redis sets failed: record it again soon (from
+    SQL, as it then stands), and broadcast the day once it is."""
+    _Broadcaster.get().record_later(day, game_id)

@@ -18,14 +18,20 @@ agree row for row.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Iterable
 
+from django.utils import timezone
+
+from games.clock import day_end
 from games.models import Game
 from leaderboard.standings import sets, settled
 from leaderboard.standings.board import PAGE_SIZE, ROW_FIELDS, SETTLE, Board, page
 from leaderboard.standings.order import is_ranked, ranked_filters
 from leaderboard.standings.settled import games_with_final_ranks, settle_day, settle_due
 from leaderboard.standings.sql import SqlBoard, attempts
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "PAGE_SIZE",
@@ -37,6 +43,7 @@ __all__ = [
     "board",
     "games_with_final_ranks",
     "is_ranked",
+    "needs_rebuild",
     "page",
     "rank_of",
     "ranks_of",
@@ -54,6 +61,19 @@ def board(day: dt.date, now: dt.datetime) -> Board:
     if found is None:
         found = sets.board(day, now)
     return found if found is not None else SqlBoard(day, now)
+
+
+def needs_rebuild(day: dt.date, now: dt.datetime | None = None) -> bool:
+    """Whether ``day``'s Redis sets should be built from SQL (by the live board's broadcaster, or
+    ``manage.py rebuild_board``): Redis is configured, the day is not over, and its sets are not
+    ready. Meanwhile its board is read from SQL."""
+    if not sets.enabled() or (now or timezone.now()) >= day_end(day):
+        return False
+    try:
+        return not sets.ready(day)
+    except Exception:  # Redis away: nothing to build into
+        log.warning("leaderboard: Redis is away, the sets of %s wait", day, exc_info=True)
+        return False
 
 
 def rank_of(game: Game, now: dt.datetime) -> int | None:

@@ -3,9 +3,11 @@
 
 SQL stays the truth. The sets are a cache of it: each change of an attempt is recorded in the
 after-commit path that makes the live board dirty (:func:`record`, from
-``leaderboard.receivers``); a day's sets are built from SQL by :func:`rebuild` when they are
-missing for a day not over yet (never built, expired, or Redis was flushed or restarted). Until a
-day's sets are whole and marked *ready*, and whenever Redis fails, its board is read from SQL
+``leaderboard.receivers``; a change that Redis refused is recorded again later, from SQL, by the
+live board's broadcaster); a day's sets are built from SQL (:func:`rebuild`) when they are
+missing for a day not over yet (never built, expired, or Redis was flushed or restarted) — by the
+broadcaster, as it finds them missing, or by ``manage.py rebuild_board`` — never by a read. Until
+a day's sets are whole and marked *ready*, and whenever Redis fails, its board is read from SQL
 (``leaderboard.standings.sql``).
 
 **Two sets per day**, their members the key's digits (``order.Standing.member``: byte order is
@@ -30,12 +32,12 @@ is then read from Redis alone); one Lua script replaces an attempt's member and 
 newer or equal version, so that an update and a rebuild that race never bring back older ones. An
 attempt that is no longer ranked (``order.is_ranked``) is taken out of them the same way. A
 rebuild loads the day's attempts from SQL under a lock, then marks the day ready. The keys expire
-a day after the day's end (an hour at least, three days at most).
+a day after the day's end (an hour at least, three days at most); a past day is read from its
+final ranks once settled (``leaderboard.standings.settled``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -50,8 +52,9 @@ from django.db.models.base import ModelState
 
 from games.clock import day_end
 from games.models import Game
-from leaderboard.redis_client import client, enabled, prefix
-from leaderboard.standings.board import ROW_FIELDS, SETTLE
+from leaderboard import redis_client
+from leaderboard.redis_client import client, prefix
+from leaderboard.standings.board import ROW_FIELDS
 from leaderboard.standings.order import (
     EPOCH,
     LUA_COMPLEMENT,
@@ -145,6 +148,11 @@ if redis.call('GET', KEYS[1]) == ARGV[2] then
 end
 return 0
 """
+
+
+def enabled() -> bool:
+    """Whether boards are kept in Redis (``REDIS_URL`` is set)."""
+    return redis_client.enabled()
 
 
 # --- the entries of an attempt -------------------------------------------------------------------
@@ -256,7 +264,7 @@ def _upsert(redis: Any, keys: Keys, entries: Iterable[Entry]) -> int:
 def record(game: Game) -> bool:
     """Put ``game``'s current standing in its day's sets, or take it out of them if it is not
     ranked (after its transaction committed). Returns False if Redis failed (logged, never
-    raised: SQL is the truth; the day is marked for a rebuild)."""
+    raised: SQL is the truth; the caller has it recorded again later)."""
     if not enabled() or game.kind != Game.Kind.DAILY or game.daily_date is None:
         return True
     found = entry(game)
@@ -267,8 +275,6 @@ def record(game: Game) -> bool:
         _upsert(client(), Keys(game.daily_date), [(*found, row)])
     except Exception:
         log.exception("leaderboard: recording game %s in Redis failed", game.pk)
-        with contextlib.suppress(Exception):  # a missed update: rebuild the day at the next read
-            unready(game.daily_date)
         return False
     return True
 
@@ -285,7 +291,8 @@ def unready(day: dt.date) -> None:
 
 def rebuild(day: dt.date) -> bool:
     """Load ``day``'s attempts from SQL into its sets and mark the day ready. Returns False if
-    another process holds the day's rebuild lock (or a flush interrupted this one)."""
+    another process holds the day's rebuild lock (or a flush interrupted this one). Called by the
+    live board's broadcaster and by ``manage.py rebuild_board``, never by a read."""
     redis = client()
     keys = Keys(day)
     token = secrets.token_hex(8)
@@ -476,14 +483,14 @@ _LAST_ID = PART["game_id"].largest
 
 
 def board(day: dt.date, now: dt.datetime) -> RedisBoard | None:
-    """The day's board from Redis when Redis is configured and the day's sets are ready (rebuilt
-    from SQL if they are missing, for a day not over yet); ``None``: read it from SQL."""
+    """The day's board from Redis when Redis is configured and the day's sets are ready;
+    ``None``: read it from SQL (nothing is built here)."""
     if not enabled():
         return None
     try:
         redis = client()
-        if not redis.exists(Keys(day).ready) and (now >= day_end(day) + SETTLE or not rebuild(day)):
-            return None  # a past day, or another process is rebuilding it: SQL meanwhile
+        if not redis.exists(Keys(day).ready):
+            return None
         return RedisBoard(day, now, redis)
     except Exception:
         log.exception("leaderboard: Redis is unavailable, the board of %s is read from SQL", day)
