@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from django.db import models
 
-from games.models import Game
-
 
 class DailyDeal(models.Model):
     class Outcome(models.TextChoices):
@@ -93,7 +91,7 @@ class FinalRank(models.Model):
     """A settled day's rank of one of its daily attempts (``null``: not ranked)."""
 
     game = models.OneToOneField(
-        Game, on_delete=models.CASCADE, primary_key=True, related_name="final_rank"
+        "games.Game", on_delete=models.CASCADE, primary_key=True, related_name="final_rank"
     )
     day = models.DateField(help_text="The attempt's UTC day")
     rank = models.PositiveIntegerField(
