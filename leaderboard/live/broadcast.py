@@ -1,17 +1,20 @@
 """Live boards: coalesced broadcasts to the watchers of a day, in every Daphne process.
 
 A change to a daily attempt (``games.signals.standing_changed``) calls :func:`mark_dirty`. The first
-change of a quiet day claims the day's "dirty" key in the shared cache (``cache.add``: atomic, and
-across processes when the cache is Redis) and schedules one flush ``LEADERBOARD_BROADCAST_DELAY``
-seconds later (0.25 s by default); later changes in that window find the key taken and do nothing,
-because the flush will see them. The flush drops the key first — so a change that lands while it
-runs schedules the next one — then takes the day's next sequence number, reads the fresh top 100,
-stores them as the day's snapshot if no newer one is stored (``snapshots.swap``, compare-and-set
-on ``seq``: the snapshot that watchers connecting from then on receive), compares them with the
-snapshot they replace (``frames.update_frame``: what changed, by player) and sends one message to
-the channel-layer group ``daily.<date>``. Every watcher, in whichever process, therefore receives
-at most one update per window per day however many players move, and sees a change within the
-window plus one board query.
+change since the day's latest flush claims the day's "dirty" key in the shared cache
+(``cache.add``: atomic, and across processes when the cache is Redis) and schedules one flush: at
+once on a quiet board — the day's latest flush began a window ago or more — else when that
+window ends (``LEADERBOARD_BROADCAST_DELAY``, 0.25 s by default); later changes find the key
+taken and do nothing, because the flush will see them. So a change on a quiet board goes out at
+once, changes in a burst go out together, and flushes of a day begin at least a window apart,
+whichever process runs them (each records when it began, in the shared cache). The flush drops the
+key first — so a change that lands while it runs schedules the next one — then takes the day's
+next sequence number, reads the fresh top 100, stores them as the day's snapshot if no newer one
+is stored (``snapshots.swap``, compare-and-set on ``seq``: the snapshot that watchers connecting
+from then on receive), compares them with the snapshot they replace (``frames.update_frame``:
+what changed, by player) and sends one message to the channel-layer group ``daily.<date>``. Every
+watcher, in whichever process, therefore receives at most one update per window per day however
+many players move, and sees a change within a window plus one board query.
 
 The broadcaster also keeps the day's Redis sorted sets whole, so that no read has to: a flush
 that finds today's sets missing (never built, or Redis flushed or restarted) has them rebuilt
@@ -44,6 +47,7 @@ import datetime as dt
 import json
 import logging
 import threading
+import time
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -64,6 +68,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds after which a claimed dirty key lapses if its flush never ran.
 DIRTY_TIMEOUT = 5
+#: Seconds a day's latest flush time is kept (longer than any window).
+FLUSHED_TIMEOUT = 60
 #: A flush that fails (the database busy, Redis away) is tried this many times in all.
 FLUSH_ATTEMPTS = 3
 #: Seconds a process that is exiting waits for its scheduled broadcasts.
@@ -77,6 +83,11 @@ group_name = fanout.group_name
 
 def dirty_key(day: dt.date) -> str:
     return f"board-dirty:{day.isoformat()}"
+
+
+def flushed_key(day: dt.date) -> str:
+    """When the day's latest flush began (seconds since the epoch, by the wall clock)."""
+    return f"board-flushed:{day.isoformat()}"
 
 
 def delay() -> float:
@@ -116,7 +127,8 @@ def _prepare(day: dt.date) -> dict[str, Any] | None:
     """The database part of a flush, in a worker thread: it leaves no connection open."""
     close_old_connections()
     try:
-        cache.delete(dirty_key(day))
+        cache.set(flushed_key(day), time.time(), timeout=FLUSHED_TIMEOUT)
+        cache.delete(dirty_key(day))  # (after: a change that claims it sees this flush's time)
         if standings.needs_rebuild(day):
             _Broadcaster.get().rebuild_soon(day)  # read from SQL meanwhile
         return update_message(day)
@@ -347,9 +359,18 @@ def wait_idle(timeout: float = 10) -> bool:
 
 
 def mark_dirty(day: dt.date) -> None:
-    """A standing on ``day``'s board may have changed: make sure one flush is coming."""
+    """A standing on ``day``'s board may have changed: make sure one flush is coming — at once
+    if the day's latest flush began a window ago or more, else when that window ends."""
     if cache.add(dirty_key(day), 1, timeout=DIRTY_TIMEOUT):
-        _Broadcaster.get().schedule(day, delay())
+        _Broadcaster.get().schedule(day, flush_wait(day))
+
+
+def flush_wait(day: dt.date) -> float:
+    """Seconds until ``day``'s next flush may begin: 0 if its latest began a window ago or
+    more (or never), else the rest of that window."""
+    latest = cache.get(flushed_key(day))
+    wait = 0.0 if latest is None else float(latest) + delay() - time.time()
+    return min(max(wait, 0.0), delay())
 
 
 def record_later(day: dt.date, game_id: int) -> None:

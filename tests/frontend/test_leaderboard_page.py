@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -72,9 +73,17 @@ def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
     new_player: Any,
 ) -> None:
     """Between page and server: every update's seq is bumped by one, as if one had been lost;
-    then the socket is cut."""
+    then the socket is cut. (Carol's attempt is broadcast before the page connects: the page's
+    snapshot is then a stored one, which the next update follows, not a full one.)"""
     carol = new_player("carol")
     dave = new_player("dave")
+    day = carol.api("GET", "/api/daily/")["date"]
+    seq = carol.api("GET", f"/api/daily/{day}/board/")["seq"]
+    attempt = carol.api("POST", "/api/daily/")
+    for _ in range(50):
+        if carol.api("GET", f"/api/daily/{day}/board/")["seq"] > seq:
+            break
+        time.sleep(0.1)
     sockets: list[WebSocketRoute] = []
     from_page: list[str] = []
 
@@ -101,7 +110,6 @@ def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
     live = page.locator("[data-live-state]")
     expect(live).to_have_text("Live")
 
-    attempt = carol.api("POST", "/api/daily/")
     carol.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": "D"})
 
     row = page.locator(f'tr[data-player="{carol.username}"]')

@@ -222,6 +222,29 @@ async def test_it_coalesces_a_burst_of_moves():
 
 
 @run
+async def test_a_quiet_boards_change_goes_out_at_once_and_the_next_a_window_later():
+    """Flushes of a day begin a window apart at least: the first change of a quiet board does
+    not wait for one, the change right after it does."""
+    today = utc_today()
+    game = await db_attempt("ann", ["R-T2"])
+    await settle()
+    await asyncio.sleep(broadcast.delay())  # quiet for a window
+    client, _ = await connect(today)
+    assert await database_sync_to_async(broadcast.flush_wait)(today) == 0
+
+    await db_play(game, ["R-F1"])
+    first = time.monotonic()
+    await next_frame(client)
+    assert 0 < await database_sync_to_async(broadcast.flush_wait)(today) <= broadcast.delay()
+    await db_play(game, ["D"])
+    await next_frame(client)
+    second = time.monotonic()
+
+    assert second - first >= broadcast.delay() * 0.9
+    await client.disconnect()
+
+
+@run
 async def test_it_answers_a_resync_with_a_fresh_snapshot():
     today = utc_today()
     game = await db_attempt("ann", ["R-T2"])
