@@ -35,8 +35,9 @@ asyncio queues that only the loop of its consumers may touch, so its message is 
 tell.
 
 The message is serialised once, for all watchers: ``{"type": "board.update", "date", "seq": N,
-"text": "<the JSON frame>"}``; it reaches each process's hub (``leaderboard.live.fanout``: one
-member of the group per process), which passes ``text`` on to its sockets as it is.
+"text": "<the update's JSON>", "snapshot": "<the snapshot's JSON>"}``; it reaches each process's
+hub (``leaderboard.live.fanout``: one member of the group per process), which passes ``text`` on
+to its sockets as it is, and holds ``snapshot`` for the sockets that connect next.
 """
 
 from __future__ import annotations
@@ -120,7 +121,14 @@ def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, An
         snapshots.replace(frame)  # numbered beyond the database's seq: not this database's
     update = frames.update_frame(previous, frame)
     text = json.dumps(update, separators=(",", ":"))
-    return {"type": "board.update", "date": day.isoformat(), "seq": seq, "text": text}
+    snapshot = json.dumps(frame, separators=(",", ":"))
+    return {
+        "type": "board.update",
+        "date": day.isoformat(),
+        "seq": seq,
+        "text": text,
+        "snapshot": snapshot,
+    }
 
 
 def _prepare(day: dt.date) -> dict[str, Any] | None:

@@ -16,9 +16,9 @@ update). A socket served otherwise (Channels's test communicator), or whose snap
 yet, gets the update through its consumer.
 
 The hub also keeps the latest snapshot of each of its days (:class:`LatestFrames`), which every
-socket that connects receives: one snapshot per ``seq`` for all of them, moved on by each update
-that passes (``live.model``, as the browser applies it), loaded (``snapshots.latest``) only when
-the process has none.
+socket that connects receives: one snapshot per ``seq`` for all of them — the one the broadcaster
+stored, which comes with each update — loaded (``snapshots.latest``) only when the process has
+none.
 
 Everything here runs on the event loop of the sockets; the hub is made on first use per loop. If
 the channel layer fails while the hub listens (Redis away), the hub pauses all its sockets (close
@@ -41,8 +41,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games.payloads import iso
-from leaderboard.live import model, snapshots
-from leaderboard.live.frames import SnapshotFrame
+from leaderboard.live import snapshots
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +72,10 @@ def _text(frame: Mapping[str, object]) -> str:
 
 
 class LatestFrames:
-    """The latest snapshot frame of each day a hub has watchers of, with its JSON text."""
+    """The latest snapshot of each day a hub has watchers of: its ``seq`` and its JSON text."""
 
     def __init__(self) -> None:
-        self.frames: dict[dt.date, tuple[SnapshotFrame, str]] = {}
+        self.frames: dict[dt.date, tuple[int, str]] = {}
         self.locks: dict[dt.date, asyncio.Lock] = {}
 
     def forget(self, day: dt.date) -> None:
@@ -92,24 +91,23 @@ class LatestFrames:
                 held = self.frames.get(day)
                 if held is None:
                     frame = await database_sync_to_async(snapshots.latest)(day)
-                    held = (frame, _text(frame))
+                    held = (frame["seq"], _text(frame))
                     if keep:
                         self.frames[day] = held
-        frame, text = held
-        return frame["seq"], f'{text[:-1]},"now":"{iso(timezone.now())}"}}'
+        seq, text = held
+        return seq, f'{text[:-1]},"now":"{iso(timezone.now())}"}}'
 
-    def follow(self, day: dt.date, seq: int, text: str) -> None:
-        """An update of ``day``: move the day's snapshot on (or forget it if it does not
-        follow: the next socket loads the stored one)."""
+    def follow(self, day: dt.date, seq: int, snapshot: str | None) -> None:
+        """An update of ``day`` came with the broadcaster's snapshot of its ``seq`` (the one it
+        stored): hold that one. Without it, forget the day's: the next socket loads the stored
+        one."""
         held = self.frames.get(day)
-        if held is None or seq <= held[0]["seq"]:
+        if held is None or seq <= held[0]:
             return
-        try:
-            frame = model.apply_update(held[0], json.loads(text))
-        except (ValueError, KeyError, TypeError):
+        if snapshot is None:
             del self.frames[day]
-            return
-        self.frames[day] = (frame, _text(frame))
+        else:
+            self.frames[day] = (seq, snapshot)
 
 
 class Hub:
@@ -209,7 +207,7 @@ class Hub:
         seq, text = message["seq"], message["text"]
         days = [dt.date.fromisoformat(message["date"])] if "date" in message else list(self.sockets)
         for day in days:
-            self.latest.follow(day, seq, text)
+            self.latest.follow(day, seq, message.get("snapshot"))
             prepared = None
             for n, watcher in enumerate(list(self.sockets.get(day, ())), start=1):
                 try:

@@ -1,8 +1,8 @@
 """The watcher's model of a live board: what a client holds after each frame, step for step as the
-browser's ``frontend/static/frontend/js/live.js`` (``applyUpdate``) does it. The server's hub
-follows its days with it (``leaderboard.live.fanout``), and the tests apply random frame sequences
-with it and check that it ends where a fresh snapshot is — and that the page's script, given the
-same frames, holds the same rows (tests/frontend/test_leaderboard_page.py).
+browser's ``frontend/static/frontend/js/live.js`` (``applyUpdate``) does it. The tests apply random
+frame sequences with it and check that it ends where a fresh snapshot is — and that the page's
+script, given the same frames, holds the same rows (tests/frontend/test_leaderboard_page.py); the
+leaderboard benchmark and the fault scenarios follow their sockets' boards with it.
 
 An update names the rows by player, never by position: each row of ``rows`` is "this player's row
 is now this, at this rank"; each name of ``left`` is "this player left the top". Applying it:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Protocol
 
+from django.contrib.auth.models import User
+from django.db.models.base import ModelState
+
 from games.models import Game
 
 #: Rows per page of a board (and in a live snapshot).
@@ -28,6 +31,56 @@ ROW_FIELDS = (
 #: How long after its end a day's attempts may still change (an action sent in the day's last
 #: instant may still be committing at midnight): from then on the day can be settled.
 SETTLE = dt.timedelta(minutes=1)
+
+
+def row_game(
+    game_id: int,
+    day: dt.date,
+    username: str,
+    status: str,
+    day_over: bool,
+    score: int,
+    ply: int,
+    cards: int,
+    started: dt.datetime | None,
+    finished: dt.datetime | None,
+) -> Game:
+    """A ranked attempt as a ``Game`` with only the fields a board row reads (:data:`ROW_FIELDS`,
+    for ``payloads.row``), its owner's username with it. Built as ``Model.from_db`` builds a row
+    with deferred fields, without ``Model.__init__``, which costs more than all the rest of a
+    page: the Redis board and a settled day's board build their rows with it."""
+    owner = User.__new__(User)
+    owner._state = ModelState()
+    owner.__dict__["username"] = username
+    game = Game.__new__(Game)
+    game._state = ModelState()
+    game.__dict__.update(
+        id=game_id,
+        kind=Game.Kind.DAILY,
+        daily_date=day,
+        status=status,
+        day_over=bool(day_over),
+        score=score,
+        ply=ply,
+        foundation_cards=cards,
+        started_at=started,
+        finished_at=finished,
+    )
+    game._state.fields_cache["owner"] = owner
+    return game
+
+
+#: The values :func:`row_game` takes after the game's id and day, as query lookups.
+ROW_VALUES = (
+    "owner__username",
+    "status",
+    "day_over",
+    "score",
+    "ply",
+    "foundation_cards",
+    "started_at",
+    "finished_at",
+)
 
 
 class Board(Protocol):

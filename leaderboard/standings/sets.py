@@ -47,14 +47,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from django.contrib.auth.models import User
-from django.db.models.base import ModelState
-
 from games.clock import day_end
 from games.models import Game
 from leaderboard import redis_client
 from leaderboard.redis_client import client, prefix
-from leaderboard.standings.board import ROW_FIELDS
+from leaderboard.standings.board import ROW_FIELDS, row_game
 from leaderboard.standings.order import (
     EPOCH,
     LUA_COMPLEMENT,
@@ -65,6 +62,8 @@ from leaderboard.standings.order import (
     OpenStanding,
     Standing,
     clock_end,
+    full_member,
+    id_of,
     lua_full_member,
     micros,
 )
@@ -158,10 +157,6 @@ def enabled() -> bool:
 # --- the entries of an attempt -------------------------------------------------------------------
 
 
-def id_of(member: str) -> int:
-    return Standing.from_member(member).game_id
-
-
 def clock_of(day: dt.date, now: dt.datetime) -> int:
     """Where the clocks of a day's open attempts stand at ``now``, in µs."""
     return micros(clock_end(day, now))
@@ -169,7 +164,7 @@ def clock_of(day: dt.date, now: dt.datetime) -> int:
 
 def open_at(member: str, clock: int) -> str:
     """An open member's full member at ``clock`` (µs)."""
-    return OpenStanding.from_member(member).at(clock).member()
+    return full_member(member, clock)
 
 
 def entry(game: Game) -> tuple[int, int, str, str]:
@@ -207,29 +202,21 @@ def row_values(game: Game, username: str) -> str:
 
 
 def from_values(game_id: int, day: dt.date, text: str) -> Game:
-    """The attempt :func:`row_values` describes, as a ``Game`` with the fields a board row reads
-    (``ROW_FIELDS``; for ``payloads.row``). Built as ``Model.from_db`` builds a row with
-    deferred fields, without ``Model.__init__``, which costs more than all the rest of a page."""
+    """The attempt :func:`row_values` describes, as ``board.row_game`` builds a board row's
+    game."""
     username, status, day_over, score, ply, cards, started, finished = json.loads(text)
-    owner = User.__new__(User)
-    owner._state = ModelState()
-    owner.__dict__["username"] = username
-    game = Game.__new__(Game)
-    game._state = ModelState()
-    game.__dict__.update(
-        id=game_id,
-        kind=Game.Kind.DAILY,
-        daily_date=day,
-        status=status,
-        day_over=bool(day_over),
-        score=score,
-        ply=ply,
-        foundation_cards=cards,
-        started_at=None if started is None else EPOCH + started * MICROSECOND,
-        finished_at=None if finished is None else EPOCH + finished * MICROSECOND,
+    return row_game(
+        game_id,
+        day,
+        username,
+        status,
+        bool(day_over),
+        score,
+        ply,
+        cards,
+        None if started is None else EPOCH + started * MICROSECOND,
+        None if finished is None else EPOCH + finished * MICROSECOND,
     )
-    game._state.fields_cache["owner"] = owner
-    return game
 
 
 # --- Redis -------------------------------------------------------------------------------------

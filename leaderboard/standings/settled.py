@@ -24,7 +24,7 @@ from django.utils import timezone
 from games.clock import day_end, utc_today
 from games.models import Game
 from leaderboard.models import DailyDeal, FinalRank
-from leaderboard.standings.board import ROW_FIELDS, SETTLE
+from leaderboard.standings.board import ROW_FIELDS, ROW_VALUES, SETTLE, row_game
 from leaderboard.standings.order import SQL_ORDER, WON, ranked_filters
 from leaderboard.standings.sql import attempts, ranked
 
@@ -138,12 +138,12 @@ class SettledBoard:
     def rows(self, start: int, stop: int) -> list[Game]:
         if start >= stop:
             return []
-        return list(
-            games_with_final_ranks()
-            .filter(final_rank__day=self.day, final_rank__rank__gt=start)
-            .filter(final_rank__rank__lte=stop)
-            .order_by("final_rank__rank")
+        found = (
+            FinalRank.objects.filter(day=self.day, rank__gt=start, rank__lte=stop)
+            .order_by("rank")
+            .values_list("game_id", *(f"game__{name}" for name in ROW_VALUES))
         )
+        return [row_game(game_id, self.day, *values) for game_id, *values in found]
 
     def rank_of(self, game: Game) -> int | None:
         if game.daily_date != self.day:
