@@ -154,7 +154,6 @@ _at = 0
 for _part in PARTS:
     SPANS[_part.name] = (_at, _at + _part.digits)
     _at += _part.digits
-MEMBER_LENGTH = _at
 
 
 @dataclass(frozen=True)

@@ -47,3 +47,4 @@ def test_the_compose_config_passes_the_secret_and_prepares_the_deals(tmp_path):
     jobs = " ".join(result.stdout.split())  # (its long command line may be wrapped)
     assert "python manage.py prepare_daily_deals --days 3" in jobs
     assert "python manage.py settle_days" in jobs
+    assert "python manage.py rebuild_board" in jobs
