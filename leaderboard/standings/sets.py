@@ -389,22 +389,6 @@ class RedisBoard:
             )
         )
 
-    def _split_here(self, position: int) -> int:
-        """:meth:`_split` step by step from Python (a round trip a step): what SPLIT does."""
-        finished, opened = self.sizes()
-        lo, hi = max(0, position - opened), min(position, finished)
-        while lo < hi:
-            i = (lo + hi + 1) // 2
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.zrange(self.keys.finished, i - 1, i - 1)
-            pipe.zrange(self.keys.open, position - i, position - i)
-            (f,), (o,) = pipe.execute()
-            if f.decode() < open_at(o.decode(), self.clock):
-                lo = i
-            else:
-                hi = i - 1
-        return lo
-
     def members(self, start: int, stop: int) -> list[str]:
         """The full members of the attempts at positions ``start`` to ``stop - 1``, in order."""
         stop = min(stop, self.count)
