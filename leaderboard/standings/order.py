@@ -14,7 +14,7 @@ them), the final ranks a settled day stores and the players' stats. A condition 
 2. more cards on the foundations;
 3. fewer actions (every logged action, undos included);
 4. less time: from the first action to ``finished_at``, or, for an attempt still open, to its
-   day's *clock* — now, or the day's end once the day is over;
+   day's *clock* — now, or the day's end once the day is over (never below 0);
 5. who finished first: the earlier end (``finished_at``; an open attempt's end is the clock);
 6. the earlier attempt (lower game id), so that no two attempts tie.
 
@@ -195,7 +195,7 @@ class Standing:
             won=int(game.status == Game.Status.WON),
             cards=game.foundation_cards,
             actions=game.ply,
-            elapsed=micros(end) - micros(game.started_at),
+            elapsed=max(0, micros(end) - micros(game.started_at)),
             end=micros(end),
             game_id=game.pk,
         )
@@ -218,10 +218,11 @@ def end_of(game: Game, now: dt.datetime) -> dt.datetime:
 
 
 def elapsed_of(game: Game, now: dt.datetime) -> dt.timedelta | None:
-    """``game``'s time at ``now``, from its first action (``None`` before it), as the key has it."""
+    """``game``'s time at ``now``, from its first action (``None`` before it), as the key has it:
+    never below 0 (an attempt whose recorded end comes before its first action has taken none)."""
     if game.started_at is None:
         return None
-    return end_of(game, now) - game.started_at
+    return max(end_of(game, now) - game.started_at, dt.timedelta(0))
 
 
 # --- open attempts -----------------------------------------------------------------------------

@@ -254,11 +254,15 @@ def record(game: Game) -> bool:
     raised: SQL is the truth; the caller has it recorded again later)."""
     if not enabled() or game.kind != Game.Kind.DAILY or game.daily_date is None:
         return True
-    found = entry(game)
+    try:
+        found = entry(game)
+        row = row_values(game, game.owner.get_username())
+    except ValueError:  # a key that does not fit a member: nothing Redis could be given
+        log.exception("leaderboard: game %s has no standing the Redis sets can hold", game.pk)
+        return True
     if found[2] == "-" and not game.ply:  # never played: never in the sets
         return True
     try:
-        row = row_values(game, game.owner.get_username())
         _upsert(client(), Keys(game.daily_date), [(*found, row)])
     except Exception:
         log.exception("leaderboard: recording game %s in Redis failed", game.pk)

@@ -29,7 +29,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Greatest
 
 from games.models import Game
 from leaderboard.standings.board import ROW_FIELDS
@@ -58,8 +58,8 @@ def attempts(day: dt.date) -> QuerySet[Game]:
 def ranked(day: dt.date, now: dt.datetime) -> QuerySet[Game]:
     """The day's board in rank order, each row annotated with what the key's parts that are no
     column read (``order.PARTS``' ``sql``): ``won_first`` (1 if won), ``end_at`` (when its
-    clock stops) and ``elapsed`` (its time, a timedelta). Sorting a whole big day this way is
-    slow: :class:`SqlBoard` sorts only the rows it needs."""
+    clock stops) and ``elapsed`` (its time, a timedelta, never below 0). Sorting a whole big day
+    this way is slow: :class:`SqlBoard` sorts only the rows it needs."""
     end = Value(clock_end(day, now), output_field=DateTimeField())
     return (
         attempts(day)
@@ -70,7 +70,10 @@ def ranked(day: dt.date, now: dt.datetime) -> QuerySet[Game]:
                 When(status=WON, then=Value(1)), default=Value(0), output_field=IntegerField()
             ),
             end_at=Coalesce(F("finished_at"), end, output_field=DateTimeField()),
-            elapsed=ExpressionWrapper(F("end_at") - F("started_at"), output_field=DurationField()),
+            elapsed=Greatest(
+                ExpressionWrapper(F("end_at") - F("started_at"), output_field=DurationField()),
+                Value(dt.timedelta(0), output_field=DurationField()),
+            ),
         )
         .order_by(*SQL_ORDER)
     )

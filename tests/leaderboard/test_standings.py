@@ -1,10 +1,10 @@
 """Every board answers as the one definition of the order says (leaderboard.standings.order): the
 key of each attempt sorted in Python is the reference; SQL (SqlBoard, and the full sort of
 ``sql.ranked``), a settled day's final ranks (SettledBoard) and Redis (RedisBoard, when REDIS_URL
-is set: CI's second pass) must give the
-same count, the same rows in the same order, windows that begin and end anywhere, and the same
-ranks — on random days full of ties: few values of cards, actions and start times, finished
-attempts whose time equals an open one's at ``now`` exactly, some finished at ``now`` itself."""
+is set: CI's second pass) must give the same count, the same rows in the same order, windows that
+begin and end anywhere, and the same ranks — on random days full of ties: few values of cards,
+actions and start times, finished attempts whose time equals an open one's at ``now`` exactly,
+some finished at ``now`` itself, some recorded as ending before they began."""
 
 from __future__ import annotations
 
@@ -51,11 +51,12 @@ def attempts(draw: Any) -> list[dict[str, Any]]:
         started = draw(st.sampled_from(STARTS))
         finished = None
         if status != "in_progress":
-            # Often exactly the time an open attempt has at noon: noon - (one of the starts).
+            # Often exactly the time an open attempt has at noon: noon - (one of the starts);
+            # now and then an end before the start (a day moved back): a time of 0.
             elapsed = draw(
                 st.one_of(
                     st.sampled_from([NOON - s for s in STARTS]),
-                    st.sampled_from([dt.timedelta(seconds=s) for s in (1, 30, 600)]),
+                    st.sampled_from([dt.timedelta(seconds=s) for s in (-30, 0, 1, 30, 600)]),
                 )
             )
             finished = min(NOON, started + elapsed)
