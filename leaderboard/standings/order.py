@@ -368,6 +368,14 @@ def _lexicographic(prefix: Sequence[int], op: Literal["after", "before"]) -> Q:
     return found | same
 
 
+def at_prefix(prefix: Prefix) -> Q:
+    """Attempts whose static prefix is ``prefix``: one range of the board's index."""
+    found = Q()
+    for part, value in zip(STATIC, prefix, strict=True):
+        found &= _compare(part, "exact", value)
+    return found
+
+
 def from_prefix(prefix: Prefix) -> Q:
     """Attempts at the static prefix ``prefix`` or after it in board order."""
     return _lexicographic(prefix, "after")

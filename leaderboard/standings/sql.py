@@ -41,6 +41,7 @@ from leaderboard.standings.order import (
     WON,
     Prefix,
     Standing,
+    at_prefix,
     clock_end,
     from_prefix,
     ranked_filters,
@@ -192,10 +193,7 @@ class SqlBoard:
         )
         elapsed = key.elapsed * MICROSECOND
         end = EPOCH + key.end * MICROSECOND
-        same = ranked(self.day, self.now).filter(
-            from_prefix((key.won, key.cards, key.actions)),
-            until_prefix((key.won, key.cards, key.actions)),
-        )
+        same = ranked(self.day, self.now).filter(at_prefix((key.won, key.cards, key.actions)))
         # The parts after the static ones, compared as order.PARTS has them (all ascending).
         assert not any(PART[n].descending for n in ("elapsed", "end", "game_id"))
         ahead += same.filter(
