@@ -158,13 +158,13 @@ def _rebuild(day: dt.date) -> None:
 
 def _record_again(day: dt.date, game_ids: set[int]) -> set[int]:
     """Record the attempts ``game_ids`` of ``day`` in its Redis sets again, as they stand in
-    SQL; returns those that failed again."""
+    SQL; returns those that failed again (an attempt no longer in SQL has nothing to record)."""
     close_old_connections()
     try:
-        failed = set(game_ids)
+        failed: set[int] = set()
         for game in Game.objects.select_related("owner").filter(pk__in=game_ids):
-            if sets.record(game):
-                failed.discard(game.pk)
+            if not sets.record(game):
+                failed.add(game.pk)
         return failed
     finally:
         connections.close_all()
