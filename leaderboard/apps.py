@@ -8,8 +8,9 @@ class LeaderboardConfig(AppConfig):
 
     def ready(self) -> None:
         from games import services, signals
-        from leaderboard import checks, deals, fanout, receivers  # noqa: F401 (checks: registers)
+        from leaderboard import checks, deals, receivers  # noqa: F401 (checks: registers)
         from leaderboard.api import errors
+        from leaderboard.live import fanout
 
         errors.register()  # the statuses of this app's refusals
         # No practice game of a daily deal's deck before its day is over.

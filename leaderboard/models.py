@@ -17,8 +17,13 @@ straight from them. ``DailyDeal`` holds what has no other home:
   wins and mean cards on the foundations, every level's results, and the band of the weekday
   it was picked in (empty for a day measured after it was dealt). Written with the deal, or once
   for a day dealt before difficulties (``leaderboard.deals.measure``); never a card;
-- ``players`` / ``winners``: the day's final counts, written once the day is over (they can no
-  longer change then), so that the list of past days never re-counts a day's attempts.
+- ``players`` / ``winners`` / ``settled_at``: the day's final counts, written with its final
+  ranks (:class:`FinalRank`) when the day is settled, once it is over (they can no longer change
+  then), so that neither the list of past days nor a player's history re-counts a day's attempts.
+
+``FinalRank`` holds a settled day's ranks: one row per daily attempt of the day, its rank on the
+day's board (``null`` for an attempt not ranked), written once by the job that settles the day
+(``manage.py settle_days``, ``leaderboard.standings.settled``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ class DailyDeal(models.Model):
     )
     winners = models.PositiveIntegerField(
         null=True, blank=True, help_text="Attempts won; set once the day is over"
+    )
+    settled_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the day's final ranks were written"
     )
     code = models.CharField(
         max_length=64, blank=True, default="", help_text="The day's deal code; empty until dealt"
@@ -146,3 +154,21 @@ class DealSecret(models.Model):
 
     def __str__(self) -> str:
         return f"Generated deal secret ({self.created:%Y-%m-%d})"
+
+
+class FinalRank(models.Model):
+    """A settled day's rank of one of its daily attempts (``null``: not ranked)."""
+
+    game = models.OneToOneField(
+        "games.Game", on_delete=models.CASCADE, primary_key=True, related_name="final_rank"
+    )
+    day = models.DateField(help_text="The attempt's UTC day")
+    rank = models.PositiveIntegerField(
+        null=True, blank=True, help_text="1 for the best; null for an attempt not ranked"
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["day", "rank"], name="leaderboard_final_day_rank")]
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} ranked {self.rank} on {self.day.isoformat()}"

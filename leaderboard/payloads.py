@@ -1,6 +1,7 @@
-"""What the daily-deal and leaderboard API and the live board send, each shape declared once as a
-``TypedDict`` and built by one function. The API's schema is derived from these declarations
-(``canfield_site.schema``); the websocket frames are documented in ``docs/api.md``.
+"""What the daily-deal and leaderboard API sends, each shape declared once as a ``TypedDict`` and
+built by one function. The API's schema is derived from these declarations
+(``canfield_site.schema``). The live board's frames, whose rows are these board rows, are
+declared in ``leaderboard.live.frames`` and documented in ``docs/api.md``.
 
 A board row never holds a card or a deal code. Rows show an attempt as it stands at ``now``: one
 whose day is over is shown closed (``Game.apply_day_end``, in memory: reads never write).
@@ -10,15 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, TypedDict
 
 from canfield_site.formats import IsoDate, IsoDateTime, iso
 from games.clock import utc_today
 from games.engine.difficulty import Label
 from games.models import Game
 from games.payloads import GameDict, Result, Status
-from leaderboard import ranking
 from leaderboard.models import DailyDeal
+from leaderboard.standings.order import elapsed_of
 
 
 class BoardRow(TypedDict):
@@ -74,33 +75,6 @@ class BoardPage(TypedDict):
     difficulty: Annotated[
         DifficultyDict | None, "How hard the day's deal is; null until it is dealt and measured."
     ]
-
-
-class SnapshotFrame(TypedDict):
-    """The first frame of ``/ws/daily/<date>/`` (and the answer to a resync): the top of the board
-    as it stood at ``seq``."""
-
-    type: Literal["snapshot"]
-    date: IsoDate
-    seq: Annotated[int, "The stream's number of the board these rows show."]
-    at: Annotated[IsoDateTime, "When the rows' times were taken (open attempts' times run on)."]
-    count: Annotated[int, "Attempts on the board."]
-    results: Annotated[list[BoardRow], "The top 100 rows, in rank order."]
-    now: NotRequired[Annotated[IsoDateTime, "When the server sent the frame (a snapshot only)."]]
-
-
-class UpdateFrame(TypedDict):
-    """A change of the top of the board, from ``seq - 1`` to ``seq``: the rows whose attempt or
-    values changed (an open attempt's running time alone is no change), at their ranks."""
-
-    type: Literal["update"]
-    date: IsoDate
-    seq: int
-    at: IsoDateTime
-    count: int
-    size: Annotated[int, "How many rows the top holds now (at most 100)."]
-    rows: Annotated[list[BoardRow], "The rows that changed; each goes at its rank."]
-    full: Annotated[bool, "The rows are the whole top: apply them to any earlier board."]
 
 
 class TodayDict(TypedDict):
@@ -183,7 +157,7 @@ def difficulty(deal: DailyDeal | None) -> DifficultyDict | None:
 def row(game: Game, rank: int | None, now: dt.datetime) -> BoardRow:
     """An attempt's row on its day's board, as it stands at ``now``."""
     game.apply_day_end(utc_today(now))
-    elapsed = ranking.elapsed_of(game, now)
+    elapsed = elapsed_of(game, now)
     return {
         "rank": rank,
         "player": game.owner.get_username(),
@@ -203,6 +177,6 @@ def rows(games_in_order: Iterable[Game], first_rank: int, now: dt.datetime) -> l
     return [row(game, rank, now) for rank, game in enumerate(games_in_order, start=first_rank)]
 
 
-def history_row(game: Game, now: dt.datetime) -> HistoryRow:
+def history_row(game: Game, rank: int | None, now: dt.datetime) -> HistoryRow:
     assert game.daily_date is not None
-    return {"date": game.daily_date.isoformat(), **row(game, ranking.rank_of(game, now), now)}
+    return {"date": game.daily_date.isoformat(), **row(game, rank, now)}

@@ -1,5 +1,6 @@
 """The leaderboard listens to ``games``: a daily attempt that changed takes its new place in its
-day's Redis sorted sets (when Redis is configured) and makes its day's live board dirty.
+day's Redis sorted sets (when Redis is configured; if Redis refuses, the broadcaster records it
+again later) and makes its day's live board dirty.
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard.
 
@@ -16,8 +17,9 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from games.models import Game
-from leaderboard import broadcast, redis_ranking
+from leaderboard.live import broadcast
 from leaderboard.models import DailyDeal
+from leaderboard.standings import sets
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +33,9 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
             DailyDeal.objects.filter(date=game.daily_date, code="").update(
                 code=game.code, outcome=DailyDeal.Outcome.LEGACY
             )
+        if not sets.record(game):  # (before the broadcast that reads it)
+            broadcast.record_later(game.daily_date, game.pk)
         try:
-            redis_ranking.record(game)  # (before the broadcast that reads it)
             broadcast.mark_dirty(game.daily_date)
         except (RedisError, OSError) as exc:
             log.warning(

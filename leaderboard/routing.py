@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from django.urls import re_path
 
-from leaderboard.consumers import DailyBoardConsumer
+from leaderboard.live.consumers import DailyBoardConsumer
 
 if TYPE_CHECKING:
     from channels.routing import URLRouter, _ExtendedURLPattern

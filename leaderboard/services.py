@@ -16,8 +16,7 @@ import math
 import re
 
 from django.contrib.auth.models import User
-from django.core.cache import cache
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -29,18 +28,16 @@ from games.errors import GameError
 from games.models import Game
 from games.payloads import RecordDict, game_dict, line_record_dict
 from games.services import Viewer
-from leaderboard import deals, payloads, ranking, redis_ranking
+from leaderboard import deals, payloads, standings
+from leaderboard.live import snapshots
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
     BoardPage,
-    BoardRow,
     DayRow,
     PlayerPage,
     PlayerStats,
     PracticeStats,
-    SnapshotFrame,
     TodayDict,
-    UpdateFrame,
 )
 
 log = logging.getLogger(__name__)
@@ -48,9 +45,6 @@ log = logging.getLogger(__name__)
 #: Past days per page of GET /api/daily/days/, daily attempts per page of a player's history.
 DAYS_PAGE_SIZE = 30
 HISTORY_PAGE_SIZE = 30
-#: A day's final counts are stored this long after it ended (an action sent in its last instant
-#: may still be committing at midnight).
-COUNTS_SETTLE = dt.timedelta(minutes=1)
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -115,11 +109,6 @@ def board_day(text: str, now: dt.datetime | None = None) -> dt.date:
             "not_found", _("There was no daily deal on %(day)s.") % {"day": day.isoformat()}
         )
     return day
-
-
-def current_seq(day: dt.date) -> int:
-    seq = DailyDeal.objects.filter(date=day).values_list("seq", flat=True).first()
-    return seq or 0
 
 
 # --- attempts ---------------------------------------------------------------------------------
@@ -198,17 +187,17 @@ def board(
     """Page ``page`` of the day's board, the viewer's own row (``me``) and the live stream's
     current ``seq``. ``not_found`` for a page past the last."""
     now = now or timezone.now()
-    seq = current_seq(day)  # read first: the rows are at least as fresh as this number
-    standings = ranking.standings(day, now)
-    count = standings.count
-    pages = max(1, math.ceil(count / ranking.PAGE_SIZE))
+    seq = snapshots.current_seq(day)  # read first: the rows are at least as fresh as this number
+    board = standings.board(day, now)
+    count = board.count
+    pages = max(1, math.ceil(count / standings.PAGE_SIZE))
     if page > pages:
         raise GameError(
             "not_found",
             ngettext("The board has %(count)d page.", "The board has %(count)d pages.", pages)
             % {"count": pages},
         )
-    rows = payloads.rows(standings.page(page), (page - 1) * ranking.PAGE_SIZE + 1, now)
+    rows = payloads.rows(standings.page(board, page), (page - 1) * standings.PAGE_SIZE + 1, now)
 
     deal = public_deal(day, now)
     me = None
@@ -216,7 +205,7 @@ def board(
     if mine is not None and mine.ply:
         me = next((r for r in rows if r["game_id"] == mine.pk), None)
         if me is None:
-            me = payloads.row(mine, standings.rank_of(mine), now)
+            me = payloads.row(mine, board.rank_of(mine), now)
     return {
         "date": day.isoformat(),
         "code": deal.code if deal is not None else None,
@@ -232,142 +221,10 @@ def board(
     }
 
 
-# --- the live board's frames ---------------------------------------------------------------------
-# A watcher of /ws/daily/<date>/ gets a snapshot frame first, then update frames: each the
-# difference from the board of the previous ``seq``. The latest snapshot of each day is kept in the
-# shared cache (Redis when configured): it is the base of the next update, and what a watcher that
-# connects receives (``latest_snapshot``), so that every socket shares one snapshot per ``seq``.
-
-#: How long a day's latest snapshot frame is kept in the cache, in seconds.
-FRAME_TIMEOUT = 2 * 24 * 3600
-
-
-def frame_key(day: dt.date) -> str:
-    return f"board-frame:{redis_ranking.database_tag()}:{day.isoformat()}"
-
-
-def snapshot_frame(day: dt.date, seq: int, now: dt.datetime | None = None) -> SnapshotFrame:
-    """The frame of the day's board numbered ``seq``: its top rows and attempt count at ``now``
-    (take ``seq`` before calling: the rows are then at least as fresh as it)."""
-    now = now or timezone.now()
-    standings = ranking.standings(day, now)
-    count = standings.count
-    return {
-        "type": "snapshot",
-        "date": day.isoformat(),
-        "seq": seq,
-        "at": iso(now) or "",
-        "count": count,
-        "results": payloads.rows(standings.page(1), 1, now),
-    }
-
-
-def same_row(old: BoardRow, new: BoardRow) -> bool:
-    """Whether a watcher that holds ``old`` at a rank needs nothing to hold ``new`` there: the
-    same attempt with the same values. An open attempt's time runs on by itself (the watcher
-    counts it), so its ``time_seconds`` alone is no change."""
-    if old == new:
-        return True
-    if old["status"] != "in_progress" or new["status"] != "in_progress":
-        return False
-    return {**old, "time_seconds": None} == {**new, "time_seconds": None}
-
-
-def update_frame(previous: SnapshotFrame | None, current: SnapshotFrame) -> UpdateFrame:
-    """The update that turns the board of ``previous`` into ``current``: the rows that changed,
-    at their ranks. Without the previous ``seq``'s board to compare with, every row (``full``)."""
-    base = None
-    if previous is not None and (previous["date"], previous["seq"]) == (
-        current["date"],
-        current["seq"] - 1,
-    ):
-        base = previous["results"]
-    rows = current["results"]
-    changed = (
-        list(rows)
-        if base is None
-        else [row for i, row in enumerate(rows) if i >= len(base) or not same_row(base[i], row)]
-    )
-    return {
-        "type": "update",
-        "date": current["date"],
-        "seq": current["seq"],
-        "at": current["at"],
-        "count": current["count"],
-        "size": len(rows),
-        "rows": changed,
-        "full": base is None,
-    }
-
-
-def apply_update(frame: SnapshotFrame, update: UpdateFrame) -> SnapshotFrame:
-    """What a watcher that holds ``frame`` holds after ``update`` (the frontend's live board
-    does the same): the changed rows at their ranks, the top cut to ``size``. The unchanged open
-    attempts' times are moved on to the update's ``at``. ``ValueError`` if ``update`` does not
-    follow ``frame`` (and is not ``full``)."""
-    if update["full"]:
-        rows = list(update["rows"])
-    else:
-        if (update["date"], update["seq"]) != (frame["date"], frame["seq"] + 1):
-            raise ValueError(f"update {update['seq']} does not follow board {frame['seq']}")
-        moved = (
-            dt.datetime.fromisoformat(update["at"]) - dt.datetime.fromisoformat(frame["at"])
-        ).total_seconds()
-        rows = [
-            {**row, "time_seconds": row["time_seconds"] + moved}
-            if row["status"] == "in_progress" and row["time_seconds"] is not None
-            else row
-            for row in frame["results"][: update["size"]]
-        ]
-        for row in update["rows"]:
-            index = (row["rank"] or 0) - 1
-            if not 0 <= index <= len(rows):
-                raise ValueError(f"a row at rank {row['rank']} after {len(rows)} rows")
-            if index == len(rows):
-                rows.append(row)
-            else:
-                rows[index] = row
-    return {
-        "type": "snapshot",
-        "date": update["date"],
-        "seq": update["seq"],
-        "at": update["at"],
-        "count": update["count"],
-        "results": rows,
-    }
-
-
-def stored_snapshot(day: dt.date) -> SnapshotFrame | None:
-    """The day's latest snapshot frame in the shared cache, if any."""
-    frame: SnapshotFrame | None = cache.get(frame_key(day))
-    return frame
-
-
-def store_snapshot(frame: SnapshotFrame) -> None:
-    cache.set(frame_key(dt.date.fromisoformat(frame["date"])), frame, FRAME_TIMEOUT)
-
-
-def latest_snapshot(day: dt.date, now: dt.datetime | None = None) -> SnapshotFrame:
-    """The day's latest snapshot frame, as every watcher that connects now receives it: the one
-    the last broadcast stored, or one built now for the current ``seq`` (and stored, unless
-    another process stored one first: then that one). A stored frame numbered beyond the day's
-    ``seq`` is not this database's (the cache outlived it): it is replaced."""
-    seq = current_seq(day)
-    frame = stored_snapshot(day)
-    if frame is not None and frame["seq"] <= seq:
-        return frame
-    fresh = snapshot_frame(day, seq, now)
-    if frame is not None:
-        store_snapshot(fresh)
-    elif not cache.add(frame_key(day), fresh, FRAME_TIMEOUT):
-        return stored_snapshot(day) or fresh
-    return fresh
-
-
 def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
     """(players, winners) of each of ``days``."""
     found = (
-        Game.objects.filter(ranking.DAILY, daily_date__in=days, ply__gt=0)
+        Game.objects.filter(*standings.ranked_filters(), daily_date__in=days)
         .values("daily_date")
         .annotate(players=Count("id"), winners=Count("id", filter=Q(status=Game.Status.WON)))
     )
@@ -381,26 +238,23 @@ def past_days(now: dt.datetime | None = None) -> QuerySet[DailyDeal]:
     return DailyDeal.objects.filter(date__lt=utc_today(now)).exclude(code="").order_by("-date")
 
 
-def day_rows(days: list[DailyDeal], now: dt.datetime | None = None) -> list[DayRow]:
-    """A page of past days with their code and counts. Counts are computed once, then stored."""
-    now = now or timezone.now()
-    missing = [d.date for d in days if d.players is None]
+def day_rows(days: list[DailyDeal]) -> list[DayRow]:
+    """A page of past days with their code and counts: the counts stored when the day was settled
+    (``manage.py settle_days``), or, for a day not settled yet, counted now."""
+    missing = [d.date for d in days if d.players is None or d.winners is None]
     counts = _counts(missing) if missing else {}
     rows: list[DayRow] = []
     for day in days:
-        if day.players is None or day.winners is None:
-            day.players, day.winners = counts.get(day.date, (0, 0))
-            if now >= day_end(day.date) + COUNTS_SETTLE:
-                DailyDeal.objects.filter(date=day.date).update(
-                    players=day.players, winners=day.winners
-                )
+        players, winners = day.players, day.winners
+        if players is None or winners is None:
+            players, winners = counts.get(day.date, (0, 0))
         rows.append(
             {
                 "date": day.date.isoformat(),
                 "code": day.code,
                 "par": day.par,
-                "players": day.players,
-                "winners": day.winners,
+                "players": players,
+                "winners": winners,
                 "difficulty": payloads.difficulty(day),
             }
         )
@@ -432,30 +286,30 @@ def streaks(played: list[dt.date], today: dt.date) -> tuple[int, int]:
 
 
 def player_stats(user: User, now: dt.datetime | None = None) -> PlayerStats:
-    """Stats over the player's daily attempts; an attempt counts as played from its first action.
-    Streaks count consecutive days played (see :func:`streaks`). The bests are the best rank and
-    the most foundation cards, never the score (which taking a card back and placing it again
-    raises without limit)."""
+    """Stats over the player's ranked daily attempts (``standings.is_ranked``: from their first
+    action). Streaks count consecutive days played (see :func:`streaks`). The bests are the best
+    rank and the most foundation cards, never the score (which taking a card back and placing it
+    again raises without limit)."""
     now = now or timezone.now()
-    today = utc_today(now)
-    mine = Game.objects.filter(owner=user, kind=Game.Kind.DAILY, ply__gt=0)
-    totals = mine.aggregate(
-        played=Count("id"),
-        won=Count("id", filter=Q(status=Game.Status.WON)),
-        most_cards=Max("foundation_cards"),
-    )
-    days = [day for day in mine.values_list("daily_date", flat=True) if day is not None]
-    current, longest = streaks(days, today)
-    played, won = totals["played"], totals["won"]
-    # One rank per day played: a count on the day's board (SQL or Redis).
-    ranks = [ranking.rank_of(game, now) for game in mine.select_related("owner")]
-    best_rank = min((rank for rank in ranks if rank is not None), default=None)
+    played = _played(user)
+    return _stats(played, standings.ranks_of(played, now), utc_today(now))
+
+
+def _played(user: User) -> list[Game]:
+    """The player's ranked attempts with their final ranks (settled days): one query."""
+    return list(standings.games_with_final_ranks().filter(*standings.ranked_filters(), owner=user))
+
+
+def _stats(played: list[Game], ranks: dict[int, int | None], today: dt.date) -> PlayerStats:
+    won = sum(1 for game in played if game.status == Game.Status.WON)
+    ranked = [rank for game in played if (rank := ranks[game.pk]) is not None]
+    current, longest = streaks([g.daily_date for g in played if g.daily_date is not None], today)
     return {
-        "played": played,
+        "played": len(played),
         "won": won,
-        "win_rate": round(won / played, 4) if played else 0.0,
-        "best_rank": best_rank,
-        "most_cards": totals["most_cards"],
+        "win_rate": round(won / len(played), 4) if played else 0.0,
+        "best_rank": min(ranked, default=None),
+        "most_cards": max((g.foundation_cards for g in played), default=None),
         "current_streak": current,
         "longest_streak": longest,
     }
@@ -476,12 +330,7 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     page past the last."""
     now = now or timezone.now()
     user = find_player(username)
-    history = (
-        Game.objects.filter(owner=user, kind=Game.Kind.DAILY)
-        .select_related("owner")
-        .only(*ranking.ROW_FIELDS)
-        .order_by("-daily_date")
-    )
+    history = standings.games_with_final_ranks().filter(owner=user, kind=Game.Kind.DAILY)
     count = history.count()
     pages = max(1, math.ceil(count / HISTORY_PAGE_SIZE))
     if page > pages:
@@ -491,13 +340,16 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
             % {"count": pages},
         )
     start = (page - 1) * HISTORY_PAGE_SIZE
-    rows = [payloads.history_row(game, now) for game in history[start : start + HISTORY_PAGE_SIZE]]
+    shown = list(history.order_by("-daily_date")[start : start + HISTORY_PAGE_SIZE])
+    played = _played(user)
+    # A settled day's rank comes with its attempt; another day's (today's) is ranked once.
+    ranks = standings.ranks_of([*played, *shown], now)
     return {
         "player": user.get_username(),
-        "stats": player_stats(user, now),
+        "stats": _stats(played, ranks, utc_today(now)),
         "practice": practice_stats(user),
         "count": count,
         "page": page,
         "pages": pages,
-        "history": rows,
+        "history": [payloads.history_row(game, ranks[game.pk], now) for game in shown],
     }

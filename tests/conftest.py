@@ -86,7 +86,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """After each test, once its fixtures (and its database transaction) are gone, let the
     live board's background broadcasts finish, so that none runs into the next test."""
     yield
-    from leaderboard import broadcast
+    from leaderboard.live import broadcast
 
     assert broadcast.wait_idle(30), "a live-board broadcast did not finish within 30 s"
 
@@ -119,7 +119,7 @@ def _fresh_cache() -> None:
 @pytest.fixture(autouse=True)
 def _redis_boards_follow_sql(request: pytest.FixtureRequest) -> Iterator[None]:
     """With Redis configured, boards are read from Redis sorted sets that follow SQL after each
-    commit (leaderboard.redis_ranking). A test run inside one transaction never commits: there
+    commit (leaderboard.standings.sets). A test run inside one transaction never commits: there
     a day's sets are rebuilt from SQL at every read (unless marked ``redis_sets``: it keeps them
     itself)."""
     marker = request.node.get_closest_marker("django_db")
@@ -129,15 +129,16 @@ def _redis_boards_follow_sql(request: pytest.FixtureRequest) -> Iterator[None]:
     if not settings.REDIS_URL or transactional or request.node.get_closest_marker("redis_sets"):
         yield
         return
-    from leaderboard import redis_ranking
+    from leaderboard.standings import sets
 
-    original = redis_ranking.standings
+    original = sets.board
 
     def rebuilt(day: Any, now: Any) -> Any:
-        redis_ranking.forget(day)
+        sets.forget(day)
+        sets.rebuild(day)
         return original(day, now)
 
-    with mock.patch.object(redis_ranking, "standings", rebuilt):
+    with mock.patch.object(sets, "board", rebuilt):
         yield
 
 

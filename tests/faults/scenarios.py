@@ -12,7 +12,8 @@
   the watcher's socket is closed with 4503 while Redis is away, reconnects once it is back, and
   its board (snapshot, then updates) ends equal to the REST board: resumed and resynced.
 
-Like tests/support.py, nothing here imports Django: the servers are processes of their own.
+Like tests/support.py, nothing here imports Django: the servers are processes of their own (the
+watcher applies frames with the client's model, ``leaderboard.live.model``, which needs none).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leaderboard.live import model
 from tests.support import (
     ROOT,
     Daphne,
@@ -305,13 +307,10 @@ class Watcher(threading.Thread):
             if frame["type"] == "snapshot":
                 held = (t, frame)
             elif frame["type"] == "update" and held is not None:
-                if frame["full"]:
-                    rows = list(frame["rows"])
-                else:
-                    rows = list(held[1]["results"][: frame["size"]])
-                    for row in frame["rows"]:
-                        index = row["rank"] - 1
-                        rows[index : index + 1] = [row]
+                try:
+                    rows = model.apply_rows(held[1]["results"], frame)
+                except model.NotFollowing:  # a lost update: the next snapshot resyncs
+                    continue
                 held = (t, {**frame, "results": rows})
         return held
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from playwright.sync_api import WebSocketRoute, expect
 
+from tests.leaderboard.tops import boards
 from tests.support import Daphne, django_env, free_port, migrate
 
 from .helpers import card, read_board, tap, wait_actions
@@ -70,9 +73,17 @@ def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
     new_player: Any,
 ) -> None:
     """Between page and server: every update's seq is bumped by one, as if one had been lost;
-    then the socket is cut."""
+    then the socket is cut. (Carol's attempt is broadcast before the page connects: the page's
+    snapshot is then a stored one, which the next update follows, not a full one.)"""
     carol = new_player("carol")
     dave = new_player("dave")
+    day = carol.api("GET", "/api/daily/")["date"]
+    seq = carol.api("GET", f"/api/daily/{day}/board/")["seq"]
+    attempt = carol.start_daily()
+    for _ in range(50):
+        if carol.api("GET", f"/api/daily/{day}/board/")["seq"] > seq:
+            break
+        time.sleep(0.1)
     sockets: list[WebSocketRoute] = []
     from_page: list[str] = []
 
@@ -99,7 +110,6 @@ def test_a_lost_update_brings_a_fresh_snapshot_and_a_lost_socket_reconnects(
     live = page.locator("[data-live-state]")
     expect(live).to_have_text("Live")
 
-    attempt = carol.start_daily()
     carol.api("POST", f"/api/games/{attempt['id']}/actions/", {"ply": 0, "action": "D"})
 
     row = page.locator(f'tr[data-player="{carol.username}"]')
@@ -146,49 +156,67 @@ def test_without_redis_the_board_says_live_updates_are_paused_and_polls(
     assert fay.errors == [] and erin.errors == []
 
 
-def test_the_page_applies_updates_as_the_server_does(new_player: Any) -> None:
-    """live.js's applyUpdate, given the updates between random boards (services.update_frame),
-    holds each board in turn — an open attempt's running time aside, which it counts itself."""
-    from leaderboard import services
+@pytest.fixture
+def live_js_page(new_player: Any) -> Any:
+    """A page that has loaded live.js (the leaderboard), shared by a test's examples."""
+    return new_player("erin").goto("/leaderboard/")
 
-    rng = random.Random(8)
-    names = [f"n{i}" for i in range(130)]
 
-    def board(seq: int) -> Any:
-        chosen = rng.sample(names, rng.choice([3, 40, 100, 100, 100]))
-        rows = []
-        for rank, name in enumerate(chosen, start=1):
-            status = rng.choice(["won", "resigned", "in_progress", "in_progress"])
-            rows.append(
-                {"rank": rank, "player": name, "status": status, "result": status,
-                 "won": status == "won", "foundation_cards": rng.choice([2, 52]),
-                 "actions": rng.choice([10, 11]), "time_seconds": rng.choice([1.5, 2.25]),
-                 "score": 5, "finished_at": None, "game_id": names.index(name) + 1}
-            )  # fmt: skip
-        at = f"2030-06-15T10:00:{seq:02d}Z"
-        return {"type": "snapshot", "date": "2030-06-15", "seq": seq, "at": at,
-                "count": len(rows) + 7, "results": rows}  # fmt: skip
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(board=boards(), lost=st.lists(st.booleans(), min_size=12, max_size=12))
+def test_the_page_applies_updates_as_the_server_does(live_js_page: Any, board: Any, lost: Any):
+    """live.js's applyUpdate, given the updates between random boards (leaderboard.live.frames)
+    — newcomers above crowds of ties, rows moving, leaving, entering from below, now and then a
+    full update over a lost one — holds each board in turn, as the client's model in Python does:
+    an open attempt's running time aside, which the page counts itself."""
+    from leaderboard.live import frames, model
 
-    boards = [board(seq) for seq in range(1, 30)]
-    updates = [services.update_frame(a, b) for a, b in zip(boards, boards[1:], strict=False)]
-    updates.insert(10, services.update_frame(None, boards[11]))  # a full one, over a gap
-    page = new_player("erin").goto("/leaderboard/")
-    held = page.evaluate(
+    snapshots, _ = board
+    updates = [
+        frames.update_frame(None if gone else a, b)
+        for a, b, gone in zip(snapshots, snapshots[1:], lost, strict=False)
+    ]
+    held = live_js_page.evaluate(
         """async ([first, updates]) => {
             const { applyUpdate } = await import("/static/frontend/js/live.js");
             let rows = first.results;
             const out = [];
-            for (const update of updates) { rows = applyUpdate(rows, update); out.push(rows); }
+            for (const update of updates) {
+                rows = applyUpdate(rows, update);
+                out.push(JSON.parse(JSON.stringify(rows)));
+            }
             return out;
         }""",
-        [boards[0], updates],
+        [snapshots[0], updates],
     )
 
-    expected = [u["rows"] if u["full"] else None for u in updates]
-    for rows, update, full in zip(held, updates, expected, strict=True):
-        fresh = full or next(b for b in boards if b["seq"] == update["seq"])["results"]
-        assert len(rows) == len(fresh) == update["size"]
-        for mine, theirs in zip(rows, fresh, strict=True):
+    modelled = snapshots[0]
+    for rows, update, fresh in zip(held, updates, snapshots[1:], strict=True):
+        modelled = model.apply_update(modelled, update)
+        assert len(rows) == len(fresh["results"]) == update["size"]
+        for mine, python, theirs in zip(rows, modelled["results"], fresh["results"], strict=True):
             if theirs["status"] == "in_progress":  # its time runs on in the page
                 mine = {**mine, "time_seconds": theirs["time_seconds"]}
-            assert mine == theirs
+                python = {**python, "time_seconds": theirs["time_seconds"]}
+            assert mine == python == theirs
+
+
+def test_the_page_asks_for_a_snapshot_when_an_update_is_not_of_its_rows(live_js_page: Any):
+    held = live_js_page.evaluate(
+        """async () => {
+            const { applyUpdate } = await import("/static/frontend/js/live.js");
+            const row = (rank, player) => ({ rank, player });
+            const rows = [row(1, "a"), row(2, "b")];
+            return [
+                applyUpdate(rows, { rows: [row(4, "c")], left: [], size: 4, full: false }),
+                applyUpdate(rows, { rows: [], left: ["a"], size: 2, full: false }),
+                applyUpdate(rows, { rows: [row(1, "c")], left: ["b"], size: 2, full: false }),
+            ];
+        }"""
+    )
+
+    assert held == [None, None, [{"rank": 1, "player": "c"}, {"rank": 2, "player": "a"}]]

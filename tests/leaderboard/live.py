@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 
 from canfield_site.asgi import application
-from leaderboard import broadcast
+from leaderboard.live import broadcast
 
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 

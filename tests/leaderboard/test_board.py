@@ -5,8 +5,9 @@ import datetime as dt
 import pytest
 
 from games import services as games
-from leaderboard import ranking
+from leaderboard import standings
 from leaderboard.models import DailyDeal
+from leaderboard.standings import sql
 from tests.leaderboard.helpers import (
     CODE,
     OPENING,
@@ -162,7 +163,7 @@ def test_it_pages_by_100_and_gives_my_row_from_any_page(owner_api, owner, clock)
 
 
 def test_it_ranks_my_row_as_the_list_does(db, clock):
-    """``me`` is ranked by counting the rows ahead (ranking.rank_of); on every key, and on ties,
+    """``me`` is ranked by counting the rows ahead (standings.rank_of); on every key, and on ties,
     that count must agree with the list's order."""
     attempt(player("a"), ["R-T2", "U", *OPENING], clock, step=2)  # 2 cards, 4 actions
     for name in ("b", "c"):  # 3 s each, b finished first
@@ -176,13 +177,13 @@ def test_it_ranks_my_row_as_the_list_does(db, clock):
         game = attempt(player(f"tie{n}"), OPENING, clock, step=0)
         games.resign(game, game.owner)
 
-    listed = list(ranking.ranked(dt.date(2030, 6, 15), clock.now))
+    listed = list(sql.ranked(dt.date(2030, 6, 15), clock.now))
 
     assert [g.owner.username for g in listed] == [
         "f", "tie0", "tie1", "tie2", "b", "c", "e", "a", "d",
     ]  # fmt: skip
     for position, game in enumerate(listed, start=1):
-        assert ranking.rank_of(game, clock.now) == position
+        assert standings.rank_of(game, clock.now) == position
 
 
 def test_it_publishes_a_past_days_code_and_shows_its_open_attempts_closed(api, clock):

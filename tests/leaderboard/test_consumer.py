@@ -13,12 +13,15 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.contrib.auth.models import User
 
 from games import services as games
 from games.engine import DealCode
 from games.engine.cards import RANKS, SUITS
 from games.models import Game
-from leaderboard import broadcast, services
+from leaderboard.live import broadcast, model, snapshots
+from leaderboard.live.frames import SnapshotFrame, UpdateFrame
+from leaderboard.payloads import BoardRow
 from tests.leaderboard.helpers import (
     CODE,
     OPENING,
@@ -64,12 +67,12 @@ def db_play(game, tokens):
 
 @database_sync_to_async
 def db_snapshot(day):
-    return services.latest_snapshot(day)
+    return snapshots.latest(day)
 
 
 @database_sync_to_async
 def db_seq(day):
-    return services.current_seq(day)
+    return snapshots.current_seq(day)
 
 
 @run
@@ -133,6 +136,73 @@ async def test_it_sends_the_same_update_to_every_watcher():
         await client.disconnect()
 
 
+@database_sync_to_async
+def tied_crowd(day, size):
+    """``size`` attempts of ``day`` tied on every part of the key but their ids: 51 cards in 200
+    actions, each in the same 30 s, resigned at the same moment."""
+    users = User.objects.bulk_create([User(username=f"t{i:03}", password="!") for i in range(size)])
+    start = dt.datetime.combine(day, dt.time(0, 0, 1), tzinfo=dt.UTC)
+    Game.objects.bulk_create(
+        Game(
+            owner=user,
+            code=CODE,
+            kind="daily",
+            daily_date=day,
+            status="resigned",
+            ply=200,
+            foundation_cards=51,
+            started_at=start,
+            finished_at=start + dt.timedelta(seconds=30),
+        )
+        for user in users
+    )
+
+
+@run
+async def test_a_newcomer_above_150_tied_players_reaches_watchers_as_one_small_frame():
+    """Its last action wins the newcomer's attempt: from rank 151 to rank 1. The update names the
+    newcomer's row and the one player it pushed out of the top; the 99 rows it passed shift on
+    the watcher's side."""
+    today = utc_today()
+    await tied_crowd(today, 150)
+    game = await db_attempt("zed", WON[:-1])  # 51 cards in 221 actions: after the crowd
+    await settle()
+    client, snapshot = await connect(today)
+    assert (snapshot["count"], snapshot["results"][0]["player"]) == (151, "t000")
+
+    await db_play(game, WON[-1:])
+    text = await next_frame(client)
+    await settle()
+
+    update = json.loads(text)
+    assert len(text.encode()) < 600
+    assert [(row["rank"], row["player"]) for row in update["rows"]] == [(1, "zed")]
+    assert (update["left"], update["size"], update["full"]) == (["t099"], 100, False)
+    base: Any = snapshot
+    held = model.apply_update(base, update)
+    assert [r["player"] for r in held["results"]] == ["zed"] + [f"t{i:03}" for i in range(99)]
+    assert held == {**await db_snapshot(today), "at": held["at"]}
+    assert await client.receive_nothing(timeout=0.5)  # one frame
+    await client.disconnect()
+
+
+@run
+async def test_its_frames_carry_the_keys_their_declarations_name():
+    """The websocket's frames are declared once (leaderboard.live.frames); docs/api.md shows
+    them."""
+    today = utc_today()
+    game = await db_attempt("ann", ["R-T2"])
+    await settle()
+    client, snapshot = await connect(today)
+    await db_play(game, ["R-F1"])
+    update = json.loads(await next_frame(client))
+
+    assert set(snapshot) == set(SnapshotFrame.__annotations__)
+    assert set(update) == set(UpdateFrame.__annotations__)
+    assert set(update["rows"][0]) == set(BoardRow.__annotations__)
+    await client.disconnect()
+
+
 @run
 async def test_it_coalesces_a_burst_of_moves():
     """Forty actions by four players in about a second: a bounded number of updates, the last one
@@ -155,8 +225,31 @@ async def test_it_coalesces_a_burst_of_moves():
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and seqs[0] > snapshot["seq"]
     board: Any = snapshot
     for frame in frames:
-        board = services.apply_update(board, frame)
+        board = model.apply_update(board, frame)
     assert {r["player"]: r["actions"] for r in board["results"]} == {f"p{n}": 10 for n in range(4)}
+    await client.disconnect()
+
+
+@run
+async def test_a_quiet_boards_change_goes_out_at_once_and_the_next_a_window_later():
+    """Flushes of a day begin a window apart at least: the first change of a quiet board does
+    not wait for one, the change right after it does."""
+    today = utc_today()
+    game = await db_attempt("ann", ["R-T2"])
+    await settle()
+    await asyncio.sleep(broadcast.delay())  # quiet for a window
+    client, _ = await connect(today)
+    assert await database_sync_to_async(broadcast.flush_wait)(today) == 0
+
+    await db_play(game, ["R-F1"])
+    first = time.monotonic()
+    await next_frame(client)
+    assert 0 < await database_sync_to_async(broadcast.flush_wait)(today) <= broadcast.delay()
+    await db_play(game, ["D"])
+    await next_frame(client)
+    second = time.monotonic()
+
+    assert second - first >= broadcast.delay() * 0.9
     await client.disconnect()
 
 

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from leaderboard import broadcast
+from leaderboard.live import broadcast
 from leaderboard.models import DailyDeal
 from tests.leaderboard.helpers import CODE, OPENING, WON, attempt, player, store_deal
 
@@ -50,17 +50,17 @@ def test_it_lists_past_days_newest_first_with_their_counts(api, clock):
     }
 
 
-def test_it_stores_a_days_counts_once_it_is_settled(api, clock):
+def test_it_counts_a_day_not_settled_yet_and_reads_a_settled_days_counts(api, clock):
     attempt(player("ann"), OPENING, clock)
-    clock.set(dt.datetime(2030, 6, 16, 0, 0, 30, tzinfo=dt.UTC))  # 30 s after the day's end
-    api.get("/api/daily/days/")
-    assert DailyDeal.objects.get(date=dt.date(2030, 6, 15)).players is None
-
-    clock.advance(60)
-    api.get("/api/daily/days/")
-
+    clock.set(dt.datetime(2030, 6, 16, 0, 5, tzinfo=dt.UTC))
+    assert api.get("/api/daily/days/").json()["results"][0]["players"] == 1
     day = DailyDeal.objects.get(date=dt.date(2030, 6, 15))
-    assert (day.players, day.winners) == (1, 0)
+    assert (day.players, day.winners) == (None, None)  # a read writes nothing
+
+    call_command("settle_days", stdout=io.StringIO())
+    DailyDeal.objects.filter(date=dt.date(2030, 6, 15)).update(players=7)  # (to tell them apart)
+
+    assert api.get("/api/daily/days/").json()["results"][0]["players"] == 7
 
 
 def test_it_lists_nothing_before_the_first_day_is_over(api, clock):

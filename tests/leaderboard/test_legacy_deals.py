@@ -2,7 +2,6 @@
 day's CF1 code from its attempts, as a legacy deal (no solver line, so no par and no solution)."""
 
 import datetime as dt
-from collections.abc import Iterator
 
 import pytest
 from django.db import connection
@@ -28,16 +27,16 @@ def migrate(targets):
 
 
 @pytest.fixture
-def latest_schema_after() -> Iterator[None]:
-    """The database back at the latest migrations once the test is done with older ones."""
+def latest_schema_afterwards():
+    """The database goes back to the latest migrations once the test is over."""
     yield
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("latest_schema_after")
+@pytest.mark.usefixtures("latest_schema_afterwards")
 def test_the_migration_keeps_past_days_deals_as_they_were_dealt():
     old = migrate(BEFORE)
     User = old.get_model("auth", "User")

@@ -2,7 +2,12 @@
 
 import datetime as dt
 
+import pytest
+from django.contrib.auth.models import User
+
 from games import services as games
+from games.models import Game
+from leaderboard import standings
 from tests.leaderboard.helpers import OPENING, WON, attempt, expected_row, play, player, unlocked
 
 DAY = 24 * 3600
@@ -146,3 +151,47 @@ def test_it_counts_practice_games_apart_from_the_daily_ones(api, owner, clock):
 
     assert body["practice"] == {"played": 2, "won": 1, "win_rate": 0.5}
     assert body["stats"]["played"] == 1
+
+
+@pytest.mark.parametrize("days", [1, 60])
+def test_its_page_costs_at_most_ten_queries_whatever_the_days_played(
+    api, owner, clock, days, django_assert_max_num_queries
+):
+    """Past days' ranks are read with their attempts (final ranks, written when each day was
+    settled); today's is ranked once on today's board, for the history and the stats alike."""
+    rival = User.objects.create_user("rival")
+    past = [clock.now.date() - dt.timedelta(days=k) for k in range(1, days)]
+    start = clock.now - dt.timedelta(days=days)
+    Game.objects.bulk_create(
+        Game(
+            owner=user,
+            code="CF1-D3-AAAAACL",
+            kind="daily",
+            daily_date=day,
+            status="resigned",
+            ply=4,
+            foundation_cards=1 if user == owner else 3,
+            started_at=start,
+            finished_at=start + dt.timedelta(seconds=30),
+        )
+        for day in past
+        for user in (owner, rival)
+    )
+    assert standings.settle_due(clock.now) == sorted(past)
+    attempt(owner, ["D"], clock)
+    attempt(rival, OPENING, clock)
+
+    with django_assert_max_num_queries(10):
+        body = api.get("/api/players/owner/").json()
+
+    assert body["stats"] == {
+        "played": days,
+        "won": 0,
+        "win_rate": 0.0,
+        "best_rank": 2,
+        "most_cards": 1,
+        "current_streak": days,
+        "longest_streak": days,
+    }
+    assert body["count"] == days
+    assert [row["rank"] for row in body["history"]] == [2] * min(days, 30)

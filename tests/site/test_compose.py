@@ -44,7 +44,10 @@ def test_the_compose_config_passes_the_secret_and_prepares_the_deals(tmp_path):
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("DAILY_DEAL_SECRET: a-deployment-secret-of-32-bytes!") >= 4
-    assert "python manage.py prepare_daily_deals --days 3" in result.stdout
+    jobs = " ".join(result.stdout.split())  # (its long command line may be wrapped)
+    assert "python manage.py prepare_daily_deals --days 3" in jobs
+    assert "python manage.py settle_days" in jobs
+    assert "python manage.py rebuild_board" in jobs
 
 
 def test_the_cache_is_bounded_and_apart_from_the_rankings_sets(tmp_path):

@@ -77,9 +77,12 @@ def test_the_right_password_in_a_burst_of_guesses_gets_in_only_within_the_limit(
     )
 
     counted = statuses(answers)
-    assert counted[400] == 5  # five wrong passwords checked, never more
+    assert counted[400] <= 5  # five wrong passwords checked at most, never more
     assert counted[200] in (0, 1)  # the right one, if it came before the limit was reached
-    assert counted[429] == BURST - 5 - counted[200]  # (a success takes no failure's place)
+    # The limit was filled: five let through (a success gives its place back, which a guess
+    # still waiting may then take).
+    assert counted[400] + counted[200] >= 5
+    assert counted[400] + counted[200] + counted[429] == BURST
 
 
 def test_admin_log_ins_get_no_more_than_the_limit_through(throttle_rates):

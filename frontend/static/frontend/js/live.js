@@ -1,8 +1,9 @@
-// A live board: a websocket that sends a snapshot, then updates numbered by "seq", each the rows
-// that changed since the previous one. A gap in the numbers means a lost message: ask for a fresh
-// snapshot. Reconnects with backoff. A socket that the server closes with PAUSED (its live updates
-// are unavailable) leaves the board "paused": it polls the REST board until a socket brings a
-// snapshot again.
+// A live board: a websocket that sends a snapshot, then updates numbered by "seq", each the
+// changes since the previous one by player: a row that changed or entered, at its rank; a player
+// who left the top; the rows between shift. A gap in the numbers means a lost message: ask for a
+// fresh snapshot. Reconnects with backoff. A socket that the server closes with PAUSED (its live
+// updates are unavailable) leaves the board "paused": it polls the REST board until a socket
+// brings a snapshot again.
 
 /** Close code of a socket whose live updates are unavailable (docs/api.md). */
 const PAUSED = 4503;
@@ -10,14 +11,24 @@ const PAUSED = 4503;
 const POLL_MS = 5000;
 
 /**
- * The rows a watcher holds after an update (leaderboard.services.apply_update does the same on
- * the server): the changed rows at their ranks, the top cut to `size` rows; a `full` update
- * carries every row.
+ * The rows a watcher holds after an update (leaderboard/live/model.py is this, in Python, and
+ * the tests check that both hold the same rows): the players of `left` and of `rows` leave their
+ * places, each of `rows` goes in at its rank (best first), the rows between shift, and every row
+ * is ranked by its place. A `full` update carries every row. Null when the update cannot be of
+ * these rows (a rank past them, too few rows): ask for a snapshot.
  */
 export function applyUpdate(rows, update) {
   if (update.full) return update.rows.slice();
-  const next = rows.slice(0, update.size);
-  for (const row of update.rows) next[row.rank - 1] = row;
+  const gone = new Set(update.left);
+  for (const row of update.rows) gone.add(row.player);
+  const next = rows.filter((row) => !gone.has(row.player));
+  for (const row of update.rows.slice().sort((a, b) => a.rank - b.rank)) {
+    if (row.rank < 1 || row.rank > next.length + 1) return null;
+    next.splice(row.rank - 1, 0, row);
+  }
+  if (next.length < update.size) return null;
+  next.length = update.size;
+  next.forEach((row, i) => { row.rank = i + 1; });
   return next;
 }
 
@@ -112,8 +123,13 @@ export class LiveBoard {
         this.requestSnapshot();
         return;
       }
+      const rows = applyUpdate(this.rows, { ...msg, rows: stamp(msg.rows, msg) });
+      if (rows === null) {
+        this.requestSnapshot();
+        return;
+      }
       this.seq = msg.seq;
-      this.rows = applyUpdate(this.rows, { ...msg, rows: stamp(msg.rows, msg) });
+      this.rows = rows;
       this.onUpdate({ ...msg, results: this.rows });
     }
   }

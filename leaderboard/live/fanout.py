@@ -2,16 +2,23 @@
 
 Every Daphne process (every event loop) has one :class:`Hub`. The hub takes one channel of the
 channel layer and joins the group ``daily.<date>`` of each day it has watchers of, so that a
-broadcast (``leaderboard.broadcast``) reaches each process once, whatever its number of sockets;
-the hub then hands the update's text to each of its sockets of that day. (With a channel-layer
-channel per socket, as Channels does by default, a crowd of 5,000 sockets in one process made
-every broadcast cost seconds: channels_redis wakes, and reschedules, every socket's receive for
-every message.)
+broadcast (``leaderboard.live.broadcast``) reaches each process once, whatever its number of
+sockets; the hub then hands the update's text to each of its sockets of that day. (With a
+channel-layer channel per socket, as Channels does by default, a crowd of 5,000 sockets in one
+process made every broadcast cost seconds: channels_redis wakes, and reschedules, every socket's
+receive for every message.)
+
+Under Daphne, the hub frames each update once, as an Autobahn prepared message, and writes it to
+every socket's websocket protocol itself (``DailyBoardConsumer.deliver_prepared``): the same bytes
+Daphne would write for the consumer's ``send``, without the per-socket path through the consumer,
+the ASGI call and the framing of the same text again (measured: ~30-40% of the hub's time per
+update). A socket served otherwise (Channels's test communicator), or whose snapshot has not gone
+yet, gets the update through its consumer.
 
 The hub also keeps the latest snapshot of each of its days (:class:`LatestFrames`), which every
-socket that connects receives: one snapshot per ``seq`` for all of them, moved on by each update
-that passes, loaded (from the shared cache, ``services.latest_snapshot``) only when the process
-has none.
+socket that connects receives: one snapshot per ``seq`` for all of them — the one the broadcaster
+stored, which comes with each update — loaded (``snapshots.latest``) only when the process has
+none.
 
 Everything here runs on the event loop of the sockets; the hub is made on first use per loop. If
 the channel layer fails while the hub listens (Redis away), the hub pauses all its sockets (close
@@ -34,8 +41,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from canfield_site.formats import iso
-from leaderboard import services
-from leaderboard.payloads import SnapshotFrame
+from leaderboard.live import snapshots
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +53,12 @@ RENEW_GROUP = 3600.0
 
 class Watcher(Protocol):
     day: dt.date | None
+    #: Daphne's websocket protocol of the socket, when its frames can be written to it directly.
+    wire: Any
 
     async def deliver(self, seq: int, text: str) -> None: ...
+
+    def deliver_prepared(self, seq: int, prepared: Any) -> bool: ...
 
     async def pause(self) -> None: ...
 
@@ -62,10 +72,10 @@ def _text(frame: Mapping[str, object]) -> str:
 
 
 class LatestFrames:
-    """The latest snapshot frame of each day a hub has watchers of, with its JSON text."""
+    """The latest snapshot of each day a hub has watchers of: its ``seq`` and its JSON text."""
 
     def __init__(self) -> None:
-        self.frames: dict[dt.date, tuple[SnapshotFrame, str]] = {}
+        self.frames: dict[dt.date, tuple[int, str]] = {}
         self.locks: dict[dt.date, asyncio.Lock] = {}
 
     def forget(self, day: dt.date) -> None:
@@ -80,25 +90,24 @@ class LatestFrames:
             async with self.locks.setdefault(day, asyncio.Lock()):
                 held = self.frames.get(day)
                 if held is None:
-                    frame = await database_sync_to_async(services.latest_snapshot)(day)
-                    held = (frame, _text(frame))
+                    frame = await database_sync_to_async(snapshots.latest)(day)
+                    held = (frame["seq"], _text(frame))
                     if keep:
                         self.frames[day] = held
-        frame, text = held
-        return frame["seq"], f'{text[:-1]},"now":"{iso(timezone.now())}"}}'
+        seq, text = held
+        return seq, f'{text[:-1]},"now":"{iso(timezone.now())}"}}'
 
-    def follow(self, day: dt.date, seq: int, text: str) -> None:
-        """An update of ``day``: move the day's snapshot on (or forget it if it does not
-        follow: the next socket loads the stored one)."""
+    def follow(self, day: dt.date, seq: int, snapshot: str | None) -> None:
+        """An update of ``day`` came with the broadcaster's snapshot of its ``seq`` (the one it
+        stored): hold that one. Without it, forget the day's: the next socket loads the stored
+        one."""
         held = self.frames.get(day)
-        if held is None or seq <= held[0]["seq"]:
+        if held is None or seq <= held[0]:
             return
-        try:
-            frame = services.apply_update(held[0], json.loads(text))
-        except (ValueError, KeyError, TypeError):
+        if snapshot is None:
             del self.frames[day]
-            return
-        self.frames[day] = (frame, _text(frame))
+        else:
+            self.frames[day] = (seq, snapshot)
 
 
 class Hub:
@@ -198,10 +207,14 @@ class Hub:
         seq, text = message["seq"], message["text"]
         days = [dt.date.fromisoformat(message["date"])] if "date" in message else list(self.sockets)
         for day in days:
-            self.latest.follow(day, seq, text)
+            self.latest.follow(day, seq, message.get("snapshot"))
+            prepared = None
             for n, watcher in enumerate(list(self.sockets.get(day, ())), start=1):
                 try:
-                    await watcher.deliver(seq, text)
+                    if prepared is None and watcher.wire is not None:
+                        prepared = watcher.wire.factory.prepareMessage(text.encode())
+                    if prepared is None or not watcher.deliver_prepared(seq, prepared):
+                        await watcher.deliver(seq, text)
                 except Exception:  # a socket that went away meanwhile
                     log.debug("leaderboard: an update was not delivered", exc_info=True)
                 if n % YIELD_EVERY == 0:

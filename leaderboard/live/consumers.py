@@ -4,10 +4,11 @@ Server to client, JSON text frames, each with the day's sequence number ``seq``:
 - on connect, and in answer to ``{"type": "resync"}``: a snapshot,
   ``{"type": "snapshot", "date", "seq", "at", "now", "count", "results": [the top 100 rows]}``;
 - whenever standings changed: an update, ``{"type": "update", "date", "seq", "at", "count",
-  "size", "rows", "full"}``: the rows that changed since ``seq - 1`` at their ranks, the top cut to
-  ``size`` rows (all of them when ``full``; at most one update per broadcast window, see
-  ``leaderboard.broadcast``). Both frames are built by ``leaderboard.services``
-  (``snapshot_frame``, ``update_frame``), their rows as the REST board's (``payloads.BoardRow``);
+  "size", "rows", "left", "full"}``: the changes since ``seq - 1`` by player — each row that
+  changed or entered at its rank, each player who left the top; the rows between shift (the whole
+  top when ``full``; at most one update per broadcast window, see ``leaderboard.live.broadcast``).
+  Both frames are built by ``leaderboard.live.frames``, their rows as the REST board's
+  (``payloads.BoardRow``);
 - ``{"type": "pong"}`` in answer to ``{"type": "ping"}``;
 - ``{"type": "error", "code", "message"}`` for a message it does not understand; nothing changes.
 
@@ -15,7 +16,7 @@ Server to client, JSON text frames, each with the day's sequence number ``seq``:
 receives a frame with a lower ``seq`` than one it already has; a client that sees ``seq`` jump by
 more than one has missed an update and may send ``{"type": "resync"}`` (at most one a second).
 
-Broadcasts reach a process once, not once per socket: each process's hub (``leaderboard.fanout``)
+Broadcasts reach a process once, not once per socket: each process's hub (``live.fanout``)
 listens for all its sockets and hands them each update; and one snapshot per ``seq`` serves every
 socket that connects — the hub keeps the latest snapshot of each day it has watchers of, loaded
 once from the shared cache and moved on by each update — so that a crowd connecting costs no
@@ -36,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import json
 import logging
 import time
@@ -55,8 +57,9 @@ from redis.exceptions import RedisError
 
 from games.clock import utc_today
 from games.errors import GameError
-from leaderboard import broadcast, services
-from leaderboard.fanout import Hub
+from leaderboard import services
+from leaderboard.live import broadcast
+from leaderboard.live.fanout import Hub
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +76,7 @@ RESYNC_INTERVAL = 1.0
 
 
 #: The consumers use no channel-layer channel of their own: their process's hub
-#: (``leaderboard.fanout``) receives the broadcasts for all of them.
+#: (``leaderboard.live.fanout``) receives the broadcasts for all of them.
 NO_LAYER = "none: the process's hub receives for its sockets"
 
 
@@ -105,9 +108,24 @@ async def board_day(text: str) -> dt.date:
     return services.board_day(text)
 
 
+def wire_of(send: Any) -> Any:
+    """The websocket protocol behind a socket's ASGI ``send`` when that is Daphne's own
+    (``functools.partial(Server.handle_reply, protocol)``, an Autobahn protocol), else ``None``.
+    An update is then written to it as one Autobahn prepared message, framed once for all the
+    process's sockets (``fanout.Hub.dispatch``)."""
+    if isinstance(send, functools.partial) and len(send.args) == 1 and not send.keywords:
+        protocol = send.args[0]
+        if callable(getattr(protocol, "sendPreparedMessage", None)) and hasattr(
+            protocol, "factory"
+        ):
+            return protocol
+    return None
+
+
 class DailyBoardConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = NO_LAYER
     day: dt.date | None = None
+    wire: Any = None
     seq = -1
     last_resync = float("-inf")
     #: Updates that arrived before this socket's snapshot was sent, to send after it.
@@ -118,6 +136,7 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     async def __call__(
         self, scope: Any, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
+        self.wire = wire_of(send)
         # Error frames speak the socket's language: the language cookie, else Accept-Language.
         with translation.override(language_of(scope)):
             try:
@@ -226,9 +245,20 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
                 % {"type": repr(message["type"][:40])},
             )
 
+    def deliver_prepared(self, seq: int, prepared: Any) -> bool:
+        """:meth:`deliver` for an update already framed for Daphne's protocol (``wire``): written
+        to it at once, as Daphne would write ``text``. False if this socket cannot take it so (not
+        Daphne's, or its snapshot has not gone yet): then :meth:`deliver`."""
+        if self.wire is None or self.pending is not None:
+            return False
+        if seq > self.seq and self.day is not None and self.wire.state == self.wire.STATE_OPEN:
+            self.seq = seq
+            self.wire.sendPreparedMessage(prepared)
+        return True
+
     async def deliver(self, seq: int, text: str) -> None:
-        """An update of ``leaderboard.broadcast``, from the hub: pass it on unless this socket is
-        ahead (or keep it until the snapshot has gone)."""
+        """An update of ``leaderboard.live.broadcast``, from the hub: pass it on unless this
+        socket is ahead (or keep it until the snapshot has gone)."""
         if self.pending is not None:
             self.pending.append((seq, text))
             return
