@@ -70,6 +70,7 @@ def test_the_broadcaster_builds_a_days_missing_sets_after_a_change(clock, only_o
 def test_a_change_redis_refused_is_recorded_again_and_the_day_stays_ready(clock, only_our_days):
     today = utc_today()
     ann = attempt(player("ann"), ["R-T2"], clock)
+    assert broadcast.wait_idle(20)  # (its broadcast may be building the day's sets right now)
     assert sets.rebuild(today)
 
     with override_settings(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0"):  # nothing there
