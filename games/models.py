@@ -102,6 +102,12 @@ class Game(models.Model):
         default=0, help_text="Shape of the cached views; another than the current is rebuilt"
     )
 
+    disqualified = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="A daily attempt staff took off the board (leaderboard.review): never ranked",
+    )
+
     engine_state = models.TextField(
         blank=True,
         default="",

@@ -146,8 +146,9 @@ def can_view_record(user: Viewer, game: Game) -> bool:
     """Who may read a game's record (its log, its views): its owner, always. Anyone else: a
     practice game once it is over; a daily attempt once its UTC day is over — never before, even
     for a player whose own attempt is over (a second account could end one early and read the
-    others'; PRODUCT.md, "Fair play")."""
-    if user.is_authenticated and game.owner_id == user.pk:
+    others'; PRODUCT.md, "Fair play"). Staff may read any (a fair-play review replays today's
+    attempts)."""
+    if user.is_authenticated and (game.owner_id == user.pk or getattr(user, "is_staff", False)):
         return True
     if not game.is_daily:
         return not game.is_in_progress
@@ -435,6 +436,22 @@ def resign(game: Game | int, user: Viewer) -> Game:
             _announce(game)
             return game
     raise _game_over(game)
+
+
+def set_disqualified(game_id: int, disqualified: bool) -> Game:
+    """Take a daily attempt off its day's board (``disqualified``), or put it back: the row's
+    flag, written under its lock, and announced like any change of a standing (the leaderboard
+    then moves it off or back on every board, rank and stat). A practice game is ``not_found``:
+    only daily attempts are ranked."""
+    with transaction.atomic():
+        game = _locked(game_id, None)
+        if not game.is_daily:
+            raise not_found()
+        if game.disqualified != disqualified:
+            game.disqualified = disqualified
+            game.save(update_fields=["disqualified"])
+            _announce(game)
+    return game
 
 
 def close_daily_attempts(today: dt.date | None = None) -> dict[dt.date, int]:

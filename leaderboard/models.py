@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 
 from games.engine.difficulty import Difficulty, LevelResult
@@ -172,3 +173,51 @@ class FinalRank(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.game_id} ranked {self.rank} on {self.day.isoformat()}"
+
+
+class AttemptReview(models.Model):
+    """What a fair-play reviewer needs of a daily attempt that nothing else keeps, recorded
+    privately when it starts (``leaderboard.review``): the account's age then, and a salted hash
+    of the client's network (its /24 or /64, never the address). Its actions, undos and time are
+    the attempt's own. Kept 30 days (``manage.py purge_reviews``; docs/privacy.md), never shown
+    but to staff."""
+
+    game = models.OneToOneField(
+        "games.Game", on_delete=models.CASCADE, primary_key=True, related_name="review"
+    )
+    network = models.CharField(
+        max_length=32, blank=True, help_text="Salted hash of the client's /24 (IPv4) or /64 (IPv6)"
+    )
+    account_age = models.DurationField(help_text="How old the account was when it started")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "fair-play review"
+
+    def __str__(self) -> str:
+        return f"Review of attempt #{self.game_id}"
+
+
+class FairPlayDecision(models.Model):
+    """A staff decision on a daily attempt, logged: disqualified (off the board) or reinstated,
+    by whom and why. The attempt's state is ``Game.disqualified``; this is its history."""
+
+    class Action(models.TextChoices):
+        DISQUALIFY = "disqualify", "disqualified"
+        REINSTATE = "reinstate", "reinstated"
+
+    game = models.ForeignKey(
+        "games.Game", on_delete=models.CASCADE, related_name="fair_play_decisions"
+    )
+    action = models.CharField(max_length=10, choices=Action.choices)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reason = models.TextField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.game_id} {self.get_action_display()} by {self.staff}: {self.reason}"

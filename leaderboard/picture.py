@@ -27,6 +27,7 @@ from games.models import Game
 from games.services import Viewer
 from leaderboard import deals, payloads
 from leaderboard.payloads import DifficultyDict
+from leaderboard.standings import ranked_filters
 
 #: Seconds a day's counts are kept in the cache while the day runs, and once it has settled.
 LIVE_TIMEOUT: Final = 5
@@ -82,7 +83,7 @@ def counts(day: dt.date, now: dt.datetime | None = None) -> list[Bar]:
     if found is not None:
         return found
     rows = (
-        Game.objects.filter(kind=Game.Kind.DAILY, daily_date=day, ply__gt=0)
+        Game.objects.filter(*ranked_filters(), daily_date=day)
         .values("foundation_cards")
         .annotate(players=Count("id"))
         .order_by("foundation_cards")
@@ -97,7 +98,7 @@ def results(days: list[dt.date]) -> dict[dt.date, tuple[int, int, float | None]]
     """For each of ``days``: its attempts played, their wins, and their mean foundation cards
     (``None`` when nobody played). One query."""
     rows = (
-        Game.objects.filter(kind=Game.Kind.DAILY, daily_date__in=days, ply__gt=0)
+        Game.objects.filter(*ranked_filters(), daily_date__in=days)
         .values("daily_date")
         .annotate(
             players=Count("id"),

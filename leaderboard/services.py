@@ -28,7 +28,7 @@ from games.errors import GameError
 from games.models import Game
 from games.payloads import RecordDict, game_dict, line_record_dict
 from games.services import Viewer
-from leaderboard import deals, payloads, standings
+from leaderboard import deals, payloads, review, standings
 from leaderboard.live import snapshots
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
@@ -148,11 +148,13 @@ def attempt_exists() -> GameError:
 DEAL_PENDING_RETRY = 2
 
 
-def start_attempt(user: User, now: dt.datetime | None = None) -> Game:
+def start_attempt(user: User, now: dt.datetime | None = None, address: str = "") -> Game:
     """Create ``user``'s one ranked attempt at today's deal: ``attempt_exists`` if they have
     one already. Their clock starts with their first action. While the day's deal is being
     certified (``leaderboard.deals.request``, which starts it if nobody has), ``deal_pending``;
-    while its certification is backing off after a failure, ``deal_unavailable``."""
+    while its certification is backing off after a failure, ``deal_unavailable``. What a
+    fair-play review needs of it is kept privately (``leaderboard.review``: the account's age,
+    a salted hash of the network of ``address``, the client's)."""
     today = utc_today(now)
     if attempt_of(user, today) is not None:
         raise attempt_exists()
@@ -171,11 +173,13 @@ def start_attempt(user: User, now: dt.datetime | None = None) -> Game:
             retry_after=DEAL_PENDING_RETRY,
         ) from None
     try:
-        return games.new_game(user, code=code, kind=Game.Kind.DAILY, daily_date=today)
+        game = games.new_game(user, code=code, kind=Game.Kind.DAILY, daily_date=today)
     except GameError as exc:
         if exc.code == "attempt_exists":  # two requests at once: the constraint refused one
             raise attempt_exists() from None
         raise
+    review.record_start(game, user, address, now)
+    return game
 
 
 # --- boards -----------------------------------------------------------------------------------

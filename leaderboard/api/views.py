@@ -14,6 +14,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from canfield_site.accounts.players import player
@@ -81,7 +82,9 @@ class DailyView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        game = services.start_attempt(player(request))
+        # (the client's address, behind NUM_PROXIES proxies, for the fair-play review)
+        address = BaseThrottle().get_ident(request) or ""
+        game = services.start_attempt(player(request), address=address)
         return Response(game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 

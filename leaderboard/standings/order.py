@@ -81,6 +81,8 @@ class Condition:
 RANKED: tuple[Condition, ...] = (
     Condition("kind", "exact", Game.Kind.DAILY.value, literal=True),
     Condition("ply", "gt", 0),
+    # Staff took it off the board (leaderboard.review): off every board, rank and stat.
+    Condition("disqualified", "exact", False),
 )
 
 
