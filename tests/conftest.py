@@ -81,6 +81,22 @@ def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> No
         database.setdefault("TEST", {})["NAME"] = str(path)
 
 
+@pytest.fixture(autouse=True)
+def _broadcasts_before_the_flush(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test with committed data (``transaction=True``) lets the broadcasts it caused finish
+    while its data and database access are still there: after its tables are emptied and the
+    database is closed to it, such a broadcast would only fail. (This fixture is torn down before
+    pytest-django's, which is set up first.)"""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if "transactional_db" in request.fixturenames or (
+        marker is not None and marker.kwargs.get("transaction")
+    ):
+        from leaderboard.live import broadcast
+
+        assert broadcast.wait_idle(30), "a live-board broadcast did not finish within 30 s"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """After each test, once its fixtures (and its database transaction) are gone, let the

@@ -35,6 +35,8 @@ from tests.support import (
     start_daily,
 )
 
+pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
+
 
 @dataclass
 class Deployment:

@@ -106,6 +106,7 @@ def raw_post(port: int, path: str, headers: dict[str, str], body: Iterator[bytes
         return answer
 
 
+@pytest.mark.backend_free
 def test_daphne_answers_a_declared_length_over_the_limit_before_the_body_arrives(daphne):
     started = time.monotonic()
     answer = raw_post(
@@ -117,6 +118,7 @@ def test_daphne_answers_a_declared_length_over_the_limit_before_the_body_arrives
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.backend_free
 def test_daphne_stops_a_chunked_body_past_the_limit(daphne):
     chunks = (b"1000\r\n" + b"y" * 4096 + b"\r\n" for _ in range(100))
 
@@ -125,6 +127,7 @@ def test_daphne_stops_a_chunked_body_past_the_limit(daphne):
     assert answer.startswith(b"HTTP/1.1 413 ")
 
 
+@pytest.mark.backend_free
 def test_daphne_keeps_no_part_of_a_large_body(daphne):
     assert daphne.process is not None
     before = rss_kb(daphne.process.pid)
@@ -138,6 +141,7 @@ def test_daphne_keeps_no_part_of_a_large_body(daphne):
     assert rss_kb(daphne.process.pid) - before < 16 * 1024  # it grew by 260 MB for 256 MB
 
 
+@pytest.mark.backend_free
 def test_daphne_serves_a_body_within_the_limit(daphne):
     body = json.dumps({"username": "bob", "password": "p" * 100}).encode()
 

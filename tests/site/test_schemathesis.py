@@ -19,6 +19,8 @@ import pytest
 
 from tests.support import Daphne, django_env, migrate, post_json, start_daily
 
+pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
+
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 CHECKS = [
     "not_a_server_error",

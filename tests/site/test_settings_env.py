@@ -219,6 +219,7 @@ def run_settings(**variables: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.backend_free
 def test_it_stops_django_setup_on_a_bad_debug_value():
     result = run_settings(DEBUG="maybe")
 
@@ -229,6 +230,7 @@ def test_it_stops_django_setup_on_a_bad_debug_value():
     )
 
 
+@pytest.mark.backend_free
 def test_it_stops_django_setup_on_a_band_no_share_of_the_games_falls_in():
     result = run_settings(DAILY_DIFFICULTY_GAMES="4")  # shares of 4 games: 0, 25, 50, 75, 100%
 
@@ -239,6 +241,7 @@ def test_it_stops_django_setup_on_a_band_no_share_of_the_games_falls_in():
     )
 
 
+@pytest.mark.backend_free
 def test_it_stops_django_setup_on_a_bad_throttle_rate():
     result = run_settings(THROTTLE_ACTIONS="fast")
 
@@ -313,6 +316,7 @@ def test_the_cache_may_have_a_redis_of_its_own():
     assert values["LAYER_AT"][0]["address"] == "redis://127.0.0.1:6379/3"
 
 
+@pytest.mark.backend_free
 def test_it_never_derives_the_daily_secret_and_refuses_a_guessable_one():
     one = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
     assert one == ""  # nothing derived from a (possibly public) SECRET_KEY
