@@ -103,11 +103,9 @@ def seed(day: dt.date, attempts: int, prefix: str, rng: random.Random, low: bool
     from django.utils import timezone
 
     from games.models import Game
-    from leaderboard.deals import daily_code
-    from leaderboard.models import DailyDeal
+    from leaderboard.deals import deal_of
 
-    DailyDeal.objects.get_or_create(date=day)
-    code = str(daily_code(day))
+    code = deal_of(day).code  # dealt here (the solver pool) if nobody has dealt it yet
     now = timezone.now()
     day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
     span = max(60.0, (min(now, day_start + dt.timedelta(days=1)) - day_start).total_seconds() - 60)
