@@ -20,19 +20,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from games.engine.difficulty import LABELS
 from games.errors import GameError
 from leaderboard import deals, payloads, picture, services
+from leaderboard.management.options import day_count
 
 #: The most days one run prints.
 MAX_DAYS = 366
-
-
-def day_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise CommandError(f"--days: expected a whole number of days, got {text!r}") from None
-    if not 1 <= value <= MAX_DAYS:
-        raise CommandError(f"--days: expected 1 to {MAX_DAYS} days, got {value}")
-    return value
 
 
 def percent(share: float | None) -> str:
@@ -53,7 +44,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print one JSON object a line.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        count = day_count(str(options["days"]))
+        count = day_count(str(options["days"]), MAX_DAYS)
         days = [row.date for row in services.past_days()[:count]]
         real = picture.results(days)
         lines: list[dict[str, Any]] = []

@@ -20,19 +20,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from games.clock import utc_today
 from games.errors import GameError
 from leaderboard import deals
+from leaderboard.management.options import day_count
 
 #: The most days one run deals ahead.
 MAX_DAYS = 31
-
-
-def day_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise CommandError(f"--days: expected a whole number of days, got {text!r}") from None
-    if not 1 <= value <= MAX_DAYS:
-        raise CommandError(f"--days: expected 1 to {MAX_DAYS} days, got {value}")
-    return value
 
 
 class Command(BaseCommand):
@@ -46,7 +37,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        count = day_count(str(options["days"]))
+        count = day_count(str(options["days"]), MAX_DAYS)
         today = utc_today()
         days = [today + dt.timedelta(days=k) for k in range(count)]
         dealt = 0
