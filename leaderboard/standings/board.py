@@ -13,12 +13,9 @@ from games.models import Game
 #: Rows per page of a board (and in a live snapshot).
 PAGE_SIZE = 100
 
-#: The columns a board row needs; nothing else of a Game is read (above all not its cached views).
-ROW_FIELDS = (
-    "id",
+#: The values :func:`row_game` takes after the game's id and day, as query lookups.
+ROW_VALUES = (
     "owner__username",
-    "kind",
-    "daily_date",
     "status",
     "day_over",
     "score",
@@ -27,6 +24,9 @@ ROW_FIELDS = (
     "started_at",
     "finished_at",
 )
+
+#: The columns a board row needs; nothing else of a Game is read (above all not its cached views).
+ROW_FIELDS = ("id", "kind", "daily_date", *ROW_VALUES)
 
 #: How long after its end a day's attempts may still change (an action sent in the day's last
 #: instant may still be committing at midnight): from then on the day can be settled.
@@ -68,19 +68,6 @@ def row_game(
     )
     game._state.fields_cache["owner"] = owner
     return game
-
-
-#: The values :func:`row_game` takes after the game's id and day, as query lookups.
-ROW_VALUES = (
-    "owner__username",
-    "status",
-    "day_over",
-    "score",
-    "ply",
-    "foundation_cards",
-    "started_at",
-    "finished_at",
-)
 
 
 class Board(Protocol):
