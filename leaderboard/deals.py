@@ -230,6 +230,12 @@ def _failed(day: dt.date, reason: str) -> None:
     )
 
 
+def _dealing_error(day: dt.date) -> str:
+    """Why the day's last dealing failed, while it backs off ("" if it did not fail)."""
+    error = DailyDeal.objects.filter(date=day).values_list("dealing_error", flat=True).first()
+    return error or ""
+
+
 def deal(day: dt.date) -> DailyDeal:
     """Certify ``day``'s deal in the solver pool and store it; the caller holds the day's claim
     (:func:`claim`), which this renews while it waits and gives up at the end. A failure
@@ -276,8 +282,7 @@ def request(day: dt.date) -> DailyDeal:
         )
         thread.start()
         raise DealPending(day)
-    failed = DailyDeal.objects.filter(date=day).values_list("dealing_error", flat=True).first()
-    raise DealPending(day, failed or "")
+    raise DealPending(day, _dealing_error(day))
 
 
 def deal_of(day: dt.date, timeout: float | None = None) -> DailyDeal:
@@ -292,9 +297,9 @@ def deal_of(day: dt.date, timeout: float | None = None) -> DailyDeal:
             return row
         if claim(day):
             return deal(day)
-        failed = DailyDeal.objects.filter(date=day).values_list("dealing_error", flat=True)
-        if failed.first():  # the last try failed, and the day is backing off
-            raise NoCertifiedDeal(failed.first())
+        failed = _dealing_error(day)
+        if failed:  # the last try failed, and the day is backing off
+            raise NoCertifiedDeal(failed)
         if timeout is not None and time.monotonic() - start > timeout:
             raise DealPending(day)
         time.sleep(POLL)
