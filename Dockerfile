@@ -1,4 +1,5 @@
-# The image of a web process (Daphne), used by docker-compose.yml for web1, web2 and migrate.
+# The image of the service, used by docker-compose.yml for web1, web2 (Daphne, the CMD), the worker
+# tier (`python manage.py worker`) and migrate.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

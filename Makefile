@@ -17,12 +17,12 @@ LOADTEST_ARGS ?=
 .PHONY: help deps tools run test lint fmt pytest bench lock loadtest messages compilemessages
 
 help:
-	@echo "make run     serve on http://$(HOST):$(PORT)/ (Daphne; migrates first)"
+	@echo "make run     serve on http://$(HOST):$(PORT)/ (Daphne and a worker; migrates first)"
 	@echo "make test    system tools, lint, format check, mypy, compose config, pytest"
 	@echo "make pytest  the test suite only (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint    ruff check, ruff format --check, mypy (the whole project), compose check"
 	@echo "make fmt     ruff format and ruff check --fix"
-	@echo "make bench   run the engine, API, throughput, leaderboard, fault and offload benchmarks (~45 min)"
+	@echo "make bench   run the engine, API, throughput, leaderboard, fault, offload and worker benchmarks (~50 min)"
 	@echo "make loadtest  Locust against two Daphne processes behind nginx (USERS=200 SECONDS=60)"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
 	@echo "make messages         update locale/*/LC_MESSAGES/*.po from the sources (then translate)"
@@ -109,9 +109,13 @@ $(STATIC_STAMP): $(STAMP) $(STATIC_SOURCES)
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	touch $@
 
+# The web process (Daphne) and a worker of the worker tier (background duties: dealing the days
+# ahead, settling days, records, the Redis sets), started and stopped together: Ctrl-C stops both.
 run: deps compilemessages $(STATIC_STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/daphne -b $(HOST) -p $(PORT) canfield_site.asgi:application
+	$(BIN)/python -m canfield_site.supervise \
+		-- $(BIN)/daphne -b $(HOST) -p $(PORT) canfield_site.asgi:application \
+		-- $(BIN)/python manage.py worker
 
 test: deps tools compilemessages lint pytest
 
@@ -134,7 +138,7 @@ lock: deps
 	$(BIN)/uv pip compile -q pyproject.toml --group dev --python-version 3.11 -o requirements-dev.lock
 
 bench: deps
-	@set -e; for script in engine api throughput board faults offload; do \
+	@set -e; for script in engine api throughput board faults offload worker; do \
 		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
 	done
 

@@ -560,22 +560,24 @@ def main() -> None:
     header = f"Command: `python benchmarks/offload.py --write-docs` ({machine()})"
     parts = [
         f"## {HEADING}\n",
-        "Searches (hints, certifying a day's deal) and records with every state run in each web "
+        "Players' searches (hints) and the records they ask for with every state run in each web "
         "process's solver pool (`games.pool`: worker processes), never on a thread of the web "
-        "process; `benchmarks/offload.py` measures what that buys, each figure next to a baseline "
-        "of the same run.\n",
+        "process; background duties (certifying a day's deal, finished games' records) run in the "
+        "worker tier (docs/architecture.md), never in the pool; `benchmarks/offload.py` measures "
+        "what that buys, each figure next to a baseline of the same run.\n",
         "Why a `concurrent.futures.ProcessPoolExecutor` owned by each web process: a Daphne "
         "process serves all its requests and sockets on one event loop, its views on threads, all "
         "under one interpreter lock, so a search on any of its threads slowed everything it "
         "served; a worker process has its own. The pool needs nothing to run (`make run` stays one "
         "command), grows with the web tier (each Daphne brings `SOLVER_WORKERS` workers), and a "
         "task is short and needs nothing but its arguments (pure functions of the engine, "
-        "`games/worker.py`). Its queue is bounded (`SOLVER_QUEUE`: past it, 503 `busy` with "
-        "`Retry-After`) and every task has a deadline (its own budget, plus `SOLVER_WAIT` in the "
-        "queue). A deployment that wants searches on machines of their own, or a queue that "
-        "outlives a restart, would put the same functions on a task queue with a worker tier "
-        "(Celery or RQ on the Redis already there, or Dramatiq): the web process submits by name "
-        "and waits with the same bound and deadline.\n",
+        "`games/worker.py`). A task starts at once or is refused at once: the pool holds no more "
+        "tasks than it has workers, a task waits at most `SOLVER_WAIT` and only if a worker is due "
+        "to be free by then (`SOLVER_QUEUE` at most waiting), else 503 `busy` with `Retry-After`, "
+        "and every task has a deadline (its own budget, plus `SOLVER_WAIT`). A player's search "
+        "is answered within seconds or not at all, so it stays beside "
+        "the web process; work that answers no request went to the worker tier (Django's Tasks "
+        "API, `benchmarks/worker.py`).\n",
         header + "\n",
     ]
     sections: list[tuple[str, str, Callable[[], str]]] = [

@@ -37,6 +37,7 @@ from typing import Any
 from common import (
     Deployment,
     RedisServer,
+    deal_days,
     django_env,
     machine,
     migrate,
@@ -227,6 +228,7 @@ def main() -> int:
                 DB_SYNCHRONOUS_COMMIT="0",
             )
             migrate(env)
+            deal_days(env)  # (today dealt, as the worker tier deals it)
             with Deployment(env, work / "site", proxy=not args.direct) as site:
                 port = int(site.url.rsplit(":", 1)[1])
                 run = secrets.token_hex(3)

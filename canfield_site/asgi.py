@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, cast
 
 from django.core.asgi import get_asgi_application
 
@@ -18,7 +20,8 @@ from django.urls import re_path  # noqa: E402
 
 from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
 from canfield_site.websocket import no_route  # noqa: E402
-from leaderboard import keeper  # noqa: E402
+from games import pool  # noqa: E402
+from leaderboard.live.broadcast import ServingLoop  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
 if TYPE_CHECKING:
@@ -35,16 +38,39 @@ websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
 # session and auth middleware cost a database-thread hop per connection and a wrapper per frame,
 # at thousands of sockets a process). A websocket that needs the user wraps its own route in
 # channels.auth.AuthMiddlewareStack.
+# Outermost, ServingLoop: the loop the connections run on is the one the live board's
+# broadcasts of this process run on (leaderboard.live.broadcast); the process starts none.
 limit_daphne_bodies()
-application = BodyLimitMiddleware(
-    ProtocolTypeRouter(
-        {
-            "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(URLRouter(websocket_routes)),
-        }
+application = ServingLoop(
+    BodyLimitMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": django_asgi_app,
+                "websocket": AllowedHostsOriginValidator(URLRouter(websocket_routes)),
+            }
+        )
     )
 )
 
-# Today's and tomorrow's deals kept dealt, in the solver pool, by a thread of this process
-# (DEAL_AHEAD): no player waits for the solver, and no scheduler is needed.
-keeper.start()
+
+def _end_the_searches_first() -> None:
+    """Daphne stops at SIGTERM at once, its event loop with it: a request whose thread is still
+    at work (a hint waiting for its search) then never gets back to the loop, and holds the
+    process's exit for good (measured: a Daphne stopped during a hint never exited). So, served
+    by Daphne (a Twisted reactor, already installed when this module is imported), its stop
+    first ends the solver pool — a search in flight answers 503 busy — and keeps the loop running
+    until those requests have answered (``games.pool.stopped``): Twisted's public shutdown
+    trigger, which waits for the Deferred it is given."""
+    if "twisted.internet.reactor" not in sys.modules:  # (not served by Daphne)
+        return
+    from twisted.internet import defer
+    from twisted.internet import reactor as installed
+    from twisted.internet.base import ReactorBase
+
+    def stop() -> defer.Deferred[None]:
+        return defer.Deferred.fromFuture(asyncio.ensure_future(pool.stopped()))
+
+    cast(ReactorBase, installed).addSystemEventTrigger("before", "shutdown", stop)
+
+
+_end_the_searches_first()

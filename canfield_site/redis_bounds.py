@@ -11,9 +11,9 @@ limits open, boards from the database), so no request may wait long for it:
   request one timeout, not every request one. Once the time is up, the next command tries again.
 
 :func:`pool_options` gives these to redis-py pools (the cache's, in its ``OPTIONS``, and
-:func:`client`'s, which the live ranking and the health check use). The channel layer's
-asyncio pool uses :class:`BoundedAsyncConnection` (``leaderboard.layers``): the same timeouts,
-except that a blocking pop waits its own timeout plus the read timeout.
+:func:`client`'s, which the live ranking, the health check and the rate limits use). The channel
+layer's asyncio pool uses :class:`BoundedAsyncConnection` (``leaderboard.layers``): the same
+timeouts, except that a blocking pop waits its own timeout plus the read timeout.
 """
 
 from __future__ import annotations
@@ -128,9 +128,10 @@ _clients: dict[str, redis.Redis] = {}
 _clients_lock = threading.Lock()
 
 
-def client() -> redis.Redis:
-    """This process's client of ``REDIS_URL`` (a pool of bounded connections)."""
-    url = str(settings.REDIS_URL)
+def client(url: str | None = None) -> redis.Redis:
+    """This process's client of ``url`` (``REDIS_URL`` by default): a pool of bounded
+    connections."""
+    url = str(settings.REDIS_URL) if url is None else url
     with _clients_lock:
         if url not in _clients:
             options = pool_options(url, settings.REDIS_CONNECT_TIMEOUT, settings.REDIS_TIMEOUT)

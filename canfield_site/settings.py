@@ -229,9 +229,26 @@ for _band in DAILY_DIFFICULTY_WEEK:
         )
 # The deadline of one day's certification, in seconds (it gives up, and tries again later).
 DAILY_DEAL_SECONDS = env_float("DAILY_DEAL_SECONDS", 600.0, minimum=1.0, maximum=3600.0)
-# Every web process keeps today's and tomorrow's deals dealt, in its solver pool, in the
-# background (leaderboard.keeper): no player waits for the solver, and no scheduler is needed.
-DEAL_AHEAD = env_bool("DEAL_AHEAD", True)
+# The worker tier (docs/architecture.md, "Background work"): background duties are tasks of
+# Django's Tasks API, kept in the database (django-tasks-db) and run by `manage.py worker`
+# processes, never by a web process. A worker polls for ready tasks every WORKER_INTERVAL seconds
+# when idle, runs at scheduling priority WORKER_NICE (the CPU goes to the web processes and their
+# players' searches first),
+# beats every WORKER_BEAT seconds, and a task still running on a worker silent for WORKER_LOST
+# seconds (killed, its machine gone) is run again. On SIGTERM a worker ends its task within
+# WORKER_STOP_GRACE seconds, or interrupts it and enqueues it again.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+WORKER_INTERVAL = env_float("WORKER_INTERVAL", 1.0, minimum=0.05, maximum=60.0)
+WORKER_NICE = env_int("WORKER_NICE", 19, minimum=0)
+if WORKER_NICE > 19:
+    raise ImproperlyConfigured(f"WORKER_NICE: expected 0 to 19, got {WORKER_NICE}")
+WORKER_BEAT = env_float("WORKER_BEAT", 2.0, minimum=0.1, maximum=60.0)
+WORKER_LOST = env_float("WORKER_LOST", 15.0, minimum=1.0, maximum=3600.0)
+if WORKER_LOST <= 2 * WORKER_BEAT:
+    raise ImproperlyConfigured(
+        f"WORKER_LOST ({WORKER_LOST}) must be more than twice WORKER_BEAT ({WORKER_BEAT})"
+    )
+WORKER_STOP_GRACE = env_float("WORKER_STOP_GRACE", 3.0, minimum=0.0, maximum=60.0)
 
 INSTALLED_APPS = [
     "daphne",
@@ -246,7 +263,10 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "django_tasks",
+    "django_tasks_db",
     "canfield_site.accounts",
+    "canfield_site.worker",
     "games",
     "leaderboard",
     "frontend",
@@ -423,16 +443,20 @@ MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
 # A hint (practice games) searches for a winning line this long, in seconds, in the solver pool.
 HINT_SECONDS = env_float("HINT_SECONDS", 2.0, minimum=0.1, maximum=10.0)
 
-# The solver pool (games.pool): every search (hints, certifying a day's deal) and every record
-# with all its states is built in worker processes, never on a thread of a web process. Each web
-# process has SOLVER_WORKERS workers; at most SOLVER_QUEUE more tasks wait for one (past that, 503
-# busy), and a request waits at most SOLVER_WAIT seconds beyond its task's own budget.
+# The solver pool (games.pool): a player's searches (hints) and the records a request builds run
+# in worker processes, never on a thread of a web process. Each web process has SOLVER_WORKERS
+# workers. A task starts at once on a free worker, or waits at most SOLVER_WAIT seconds for one
+# due to be free by then (by the budgets of the tasks ahead of it; at most SOLVER_QUEUE tasks wait
+# at once), or is refused at once: 503 busy with Retry-After. Once started, its request waits at
+# most SOLVER_WAIT seconds beyond the task's own budget.
 SOLVER_WORKERS = env_int("SOLVER_WORKERS", 1, minimum=1)
 SOLVER_QUEUE = env_int("SOLVER_QUEUE", 4, minimum=0)
-SOLVER_WAIT = env_float("SOLVER_WAIT", 5.0, minimum=0.1, maximum=300.0)
+SOLVER_WAIT = env_float("SOLVER_WAIT", 2.0, minimum=0.1, maximum=300.0)
 # The workers' scheduling priority (nice, 0 to 19): above 0, the CPU goes to the web processes
 # first when both want it.
 SOLVER_NICE = env_int("SOLVER_NICE", 10, minimum=0)
+# The pool's workers are started at a process's first request, not at its first search.
+SOLVER_PRESTART = env_bool("SOLVER_PRESTART", True)
 if SOLVER_NICE > 19:
     raise ImproperlyConfigured(f"SOLVER_NICE: expected 0 to 19, got {SOLVER_NICE}")
 

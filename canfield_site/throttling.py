@@ -15,9 +15,12 @@ sent at once, exactly as many as the limit allows get through: a request is coun
 work it limits (a log-in before its password is hashed), never read, checked and written back
 later, which let 45 of 80 parallel wrong passwords through a limit of 20.
 
-The counters live in the cache (Redis when REDIS_URL is set). When the cache cannot be reached
-the limits fail open: the request goes through and a warning is logged, because a refused or
-failed request would be worse than an unlimited one for as long as Redis is away.
+The counters live in the cache's Redis when there is one (``REDIS_CACHE_URL``, else
+``REDIS_URL``), under the cache's key prefix, through this process's own bounded client of it
+(``canfield_site.redis_bounds``: Django's cache has no public way to run a script); else in the
+in-memory cache, through its public API. When Redis cannot be reached the limits fail open: the
+request goes through and a warning is logged, because a refused or failed request would be worse
+than an unlimited one for as long as Redis is away.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
@@ -41,6 +44,8 @@ from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+
+from canfield_site import redis_bounds
 
 log = logging.getLogger(__name__)
 
@@ -121,15 +126,25 @@ return tostring(tonumber(oldest[2]) + window - now)
 _lock = threading.Lock()
 
 
+def _redis() -> Any:
+    """The cache's Redis (this process's bounded client of it), or ``None`` without one."""
+    url = settings.REDIS_CACHE_URL
+    return redis_bounds.client(str(url)) if url else None
+
+
+def _redis_key(key: str) -> str:
+    """``key`` under the cache's prefix (the tests give each run its own, and clear it)."""
+    return f"{settings.CACHES['default'].get('KEY_PREFIX') or 'canfield'}:{key}"
+
+
 def _admit(key: str, limit: int, window: int, now: float, member: str) -> float | None:
     """Atomically: drop the requests older than ``window``, and log this one if fewer than
     ``limit`` remain (``None``), else the seconds until the oldest leaves."""
-    backend = caches["default"]
-    if isinstance(backend, RedisCache):
-        full = backend.make_and_validate_key(key)
-        client = backend._cache.get_client(full, write=True)
-        answer = float(client.eval(_ADMIT, 1, full, now, window, limit, member))
+    client = _redis()
+    if client is not None:
+        answer = float(client.eval(_ADMIT, 1, _redis_key(key), now, window, limit, member))
         return None if answer < 0 else answer
+    backend = caches["default"]
     with _lock:  # the in-memory cache is this process's alone: one lock makes it atomic
         log_: list[tuple[float, str]] = [
             entry for entry in backend.get(key, []) if entry[0] > now - window
@@ -142,11 +157,11 @@ def _admit(key: str, limit: int, window: int, now: float, member: str) -> float 
 
 
 def _remove(key: str, member: str, window: int) -> None:
-    backend = caches["default"]
-    if isinstance(backend, RedisCache):
-        full = backend.make_and_validate_key(key)
-        backend._cache.get_client(full, write=True).zrem(full, member)
+    client = _redis()
+    if client is not None:
+        client.zrem(_redis_key(key), member)
         return
+    backend = caches["default"]
     with _lock:
         kept = [entry for entry in backend.get(key, []) if entry[1] != member]
         backend.set(key, kept, timeout=window + 1)

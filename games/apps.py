@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.core.signals import request_started
 
 
 class GamesConfig(AppConfig):
@@ -7,6 +8,11 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from games import receivers, signals
         from games.api import errors
 
         errors.register()  # the statuses of this app's refusals, the body of a GameError
+        signals.standing_changed.connect(
+            receivers.standing_changed, dispatch_uid="games.standing_changed"
+        )
+        request_started.connect(receivers.request_started, dispatch_uid="games.request_started")

@@ -239,15 +239,20 @@ class HintStep(models.Model):
 
 
 class StoredRecord(models.Model):
-    """A finished game's record, built once (in the solver pool) and served as it is: a record
-    never changes once its game is over and its code is public. ``body`` is the record's JSON,
-    gzip-compressed; ``etag`` its validator; ``states`` whether it holds every state."""
+    """A finished game's record, built once and served as it is: a record never changes once its
+    game is over and its code is public (``games.records``). ``body`` is the record's JSON,
+    gzip-compressed; ``etag`` its validator; ``states`` whether it holds every state; ``version``
+    the shape of its JSON (``games.worker.RECORD_VERSION``): a record of another version is never
+    served, it is built again and replaces this one."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="stored_records")
     states = models.BooleanField()
     body = models.BinaryField()
     etag = models.CharField(max_length=64)
     size = models.PositiveIntegerField(help_text="Bytes of the JSON before compression")
+    version = models.PositiveSmallIntegerField(
+        help_text="Shape of the JSON (games.worker.RECORD_VERSION); another is built again"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -2,6 +2,11 @@
 function. The API's schema is derived from these declarations (``canfield_site.schema``), and a
 test validates live responses against that schema: a new field is one edit here.
 
+This module only shapes data: it keeps nothing and writes nothing. A record's JSON is built by
+``games.worker.record_dict`` (it must run in the solver pool, without Django): a game's record is
+served by ``games.records``, which decides where it is built and keeps it; a daily deal's solution
+is shaped here by the same builder (:func:`line_record_dict`).
+
 What a payload may show is decided here, in one place:
 - ``state`` is always the engine's ``player_view()`` — never a stock card, never a reserve card
   below its top;
@@ -16,13 +21,12 @@ as closed (``Game.apply_day_end``, in memory: reads never write).
 from __future__ import annotations
 
 import datetime as dt
-from concurrent.futures import Future
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
+from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
 from canfield_site.formats import IsoDate, IsoDateTime, iso
-from games import pool, services, worker
-from games.engine import Canfield, FullView, GameRecord, PlayerView
-from games.models import Game, StoredRecord
+from games import services, worker
+from games.engine import Canfield, FullView, PlayerView
+from games.models import Game
 
 Kind = Literal["practice", "daily"]
 Status = Literal["in_progress", "won", "resigned"]
@@ -136,87 +140,6 @@ def played_game_dict(result: services.PlayResult, today: dt.date) -> PlayedGameD
     return {**game_dict(result.game, today), "applied": result.applied}
 
 
-def _record(
-    head: GameSummary,
-    log: list[tuple[int, str, int]],
-    text: str,
-    states: list[PlayerView] | None,
-) -> RecordDict:
-    """A record from its summary, its log (ply, token, score after) and its text: the one
-    builder of the record shape, for games and for the daily deal's solution."""
-    moves: list[LogEntryDict] = [
-        {"ply": ply, "token": token, "score": score} for ply, token, score in log
-    ]
-    payload = cast(RecordDict, {**head, "moves": moves, "text": text})  # (states: below)
-    if states is not None:
-        payload["states"] = states
-    return payload
-
-
-#: The most seconds the pool may take to build one record (the longest game's, with every
-#: state, takes under half a second).
-RECORD_SECONDS = 30.0
-
-
-def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltRecord:
-    """The game's record (a :class:`RecordDict`: its fields, its log, its text notation — without
-    its ``[Code]`` while the code is hidden — and with ``states`` the player's view at every ply)
-    as served: compressed JSON and its ETag (``games.worker.build_record``).
-    Built in the solver pool (a 5,000-action record with every state is 2 MB of JSON); once the
-    game is over and its code public, the record can never change, so it is built once and kept
-    (``StoredRecord``), and readers who ask while it is built share the one build."""
-    head = summary(game, today)
-    final = not game.is_in_progress and head["code"] is not None
-    if not final:
-        return pool.wait(_build_record(game, head, states), RECORD_SECONDS)
-    kept = StoredRecord.objects.filter(game=game, states=states).first()
-    if kept is not None:
-        return worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size)
-    key = ("record", game.pk, states)
-    future, started = pool.shared(key, lambda: _kept_or_built(game, head, states))
-    if not started:  # (the one who started the build stores it)
-        return pool.wait(future, RECORD_SECONDS)
-    try:
-        built = pool.wait(future, RECORD_SECONDS)
-        StoredRecord.objects.bulk_create(
-            [
-                StoredRecord(
-                    game=game, states=states, body=built.gzipped, etag=built.etag, size=built.size
-                )
-            ],
-            ignore_conflicts=True,  # (built at once by another process: the same record)
-        )
-    finally:
-        pool.forget(key)  # (stored, or failed: from now on a reader reads it, or builds anew)
-    return built
-
-
-def _kept_or_built(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:
-    """The kept record (stored by a build that ended since the caller looked), else a build."""
-    kept = StoredRecord.objects.filter(game=game, states=states).first()
-    if kept is None:
-        return _build_record(game, head, states)
-    done: Future[worker.BuiltRecord] = Future()
-    done.set_result(worker.BuiltRecord(bytes(kept.body), kept.etag, kept.size))
-    return done
-
-
-def _build_record(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:
-    """Read the game's log and hand the building of its record to the solver pool."""
-    log = list(game.log.order_by("ply").values_list("ply", "token", "score_after"))
-    day = game.daily_date or (game.started_at or game.created_at).astimezone(dt.UTC).date()
-    fields: dict[str, Any] = {
-        "code": game.code,
-        "player": head["player"],
-        "date": day.isoformat(),
-        "result": game.result,
-        "score": game.score,
-    }
-    # (plain values: a worker has no Django, so no model's enumeration may be pickled)
-    plain: dict[str, Any] = {k: str(v) if isinstance(v, str) else v for k, v in head.items()}
-    return pool.submit(worker.build_record, plain, log, fields, states, not game.is_daily)
-
-
 #: The player a solver's line is recorded as (no account name has parentheses).
 SOLVER = "(solver)"
 
@@ -225,15 +148,12 @@ def line_record_dict(
     code: str, tokens: list[str], day: dt.date, states: bool = False
 ) -> RecordDict:
     """The record of a winning line of ``code`` played on ``day`` by the solver (a daily deal's
-    solution, shown once its day is over), in the shape of a game's record: ``id`` 0, kind
-    ``daily``, player ``(solver)``."""
+    solution, shown once its day is over), in the shape of a game's record, built by the same
+    builder (``games.worker.record_dict``): ``id`` 0, kind ``daily``, player ``(solver)``."""
     engine = Canfield(code)
-    log: list[tuple[int, str, int]] = []
-    views = [engine.player_view()]
-    for ply, action in enumerate(engine.replaying(tokens)):
-        log.append((ply, action.token(), engine.score))
-        if states:
-            views.append(engine.player_view())
+    log = [
+        (ply, action.token(), engine.score) for ply, action in enumerate(engine.replaying(tokens))
+    ]
     result: Literal["won", "in_progress"] = "won" if engine.is_won() else "in_progress"
     deal = engine.code
     head: GameSummary = {
@@ -248,5 +168,11 @@ def line_record_dict(
         "daily_date": day.isoformat(),
         "score": engine.score,
     }
-    record = GameRecord.from_game(engine, player=SOLVER, date=day.isoformat(), result=result)
-    return _record(head, log, record.text(), views if states else None)
+    fields = {
+        "code": str(deal),
+        "player": SOLVER,
+        "date": day.isoformat(),
+        "result": result,
+        "score": engine.score,
+    }
+    return cast(RecordDict, worker.record_dict(head, log, fields, states))

@@ -1,45 +1,71 @@
-"""The solver pool: every search, and every other piece of CPU-heavy work, runs in worker
-processes, never on a thread of a web process.
+"""The solver pool: a player's own searches (hints), and every other piece of CPU-heavy work a
+request needs (a record built), run in worker processes, never on a thread of a web process.
 
 A Daphne process serves every request and websocket of its own on one event loop, with Django's
 views in threads around it; all of them share one interpreter lock. A search of two seconds on
 one of those threads took the lock from everything else: four players asking for hints made
 everyone's moves 28 times slower. So each web process owns a
 :class:`concurrent.futures.ProcessPoolExecutor` of ``SOLVER_WORKERS`` processes (1 by default),
-made on first use (the server's start warms it up), whose tasks are the pure functions of
-``games.worker``. A thread of the web process only waits for a result, which costs no CPU.
+made on first use, whose tasks are the pure functions of ``games.worker``. A thread of the web
+process only waits for a result, which costs no CPU. Background duties (dealing a day, keeping
+records) are not the pool's: the worker tier runs them (``manage.py worker``).
 
-The queue is bounded: at most ``SOLVER_WORKERS + SOLVER_QUEUE`` tasks are in the pool at once, and
-one more is refused at once with ``GameError("busy")`` (HTTP 503, with ``Retry-After``) rather than
-waiting behind the others. Every task has a deadline: the caller waits at most that long (the task's
-own budget plus ``SOLVER_WAIT`` seconds in the queue), then gets ``busy``; a task not yet handed
-to a worker then is cancelled, and one already handed over ends by its own budget (every task of
-``games.worker`` has one), so a worker is never held for longer.
+**A task starts at once, or soon, or not at all.** The executor never holds more tasks than it
+has workers, so nothing ever queues inside it behind long work: a task is *admitted*
+(:func:`admit`) when a worker is free, and only then handed over. Every task declares its
+*budget*, the most it may hold a worker (a hint's ``HINT_SECONDS``: its search ends by then);
+so the pool knows when each worker is due to be free. When none is free, a task
 
-Why a pool per process rather than a separate tier of workers: it needs nothing more to run (``make
-run`` stays one command), it grows with the web tier (each Daphne brings its workers), and a search
-is short (seconds) and needs no state but its arguments. A deployment that wants searches on other
-machines, or a queue that survives a restart, would put them on a task queue with workers of their
-own (Celery or RQ over Redis, or Dramatiq): the same pure functions, submitted by name, with the
-same bound and deadline kept by the queue. ``docs/performance.md`` has the figures.
+- waits for one, at most ``SOLVER_WAIT`` seconds (2 by default), if one is due to be free by
+  then for it — counting the budgets of the tasks already waiting before it — and if fewer than
+  ``SOLVER_QUEUE`` tasks wait already;
+- else is refused at once: ``GameError("busy")`` (HTTP 503) with ``Retry-After``, the seconds
+  until a worker is due to be free for it (its own budget if none can be told).
 
-Workers are started with ``spawn``: a web process has threads (Twisted's, the broadcaster's, the
-database's), and forking a process with threads can copy a lock held by one of them. They run at a
-lower scheduling priority (``SOLVER_NICE``, 10 by default): on a machine with few cores, the CPU
-goes to the processes that answer moves first, and searches take what is left.
+A task of no declared budget (a record's build, well under a second) is taken to end any moment:
+a task behind it waits, within ``SOLVER_WAIT``. Measured before this rule: a hint queued behind a
+day's certification (half a minute) waited its budget plus five seconds, then got 503; every
+player asking meanwhile did the same, so hints were refused for over half a minute, each refusal
+seven seconds late. Now a hint that cannot start answers 503 in milliseconds.
+
+Once admitted, a task's caller waits for its result at most its budget plus ``SOLVER_WAIT`` (a
+worker's start — a fresh interpreter importing the engine — and the result's way back), then
+gets ``busy``; the task itself ends by its own budget (every task of ``games.worker`` has one).
+
+Admission comes before anything the task's start depends on: a hint counts against its player's
+limit (``THROTTLE_HINTS``) only once admitted (``games.services.hint``), so a search refused
+``busy`` costs its player nothing, and a search refused by the limit gives its worker back
+unused (:meth:`Admission.release`).
+
+Why a pool per process rather than the worker tier: a hint is short (seconds), needs nothing but
+its arguments, and its player waits for it; it grows with the web tier (each Daphne brings its
+workers), and answers without a round trip through the database. ``docs/performance.md`` has the
+figures.
+
+Workers are started with ``spawn``: a web process has threads (Twisted's, the database's), and
+forking a process with threads can copy a lock held by one of them. They run at a lower
+scheduling priority (``SOLVER_NICE``, 10 by default): on a machine with few cores, the CPU goes
+to the processes that answer moves first. Each ends with its web process, even one killed with
+``kill -9`` (``games.worker.start_worker``). A web process that stops (SIGTERM) ends its pool
+first, searches in flight included, and lets their requests answer ``busy`` (:func:`stopped`):
+a process pool otherwise waits, at exit, for the tasks still running.
 """
 
 from __future__ import annotations
 
+import asyncio
+import heapq
+import itertools
 import logging
 import math
 import multiprocessing
-import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
 from django.conf import settings
@@ -53,42 +79,101 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
+#: Seconds a stopping server gives the callers of a stopped pool to answer (:func:`stopped`).
+STOP_SECONDS = 2.0
+#: And then seconds for the last of them to finish their answers (the view's way out).
+STOP_SETTLE = 0.1
+
 
 class _Pool:
-    """One executor and the slots that bound what may be in it."""
+    """One executor, the tasks it runs (by the time each is due to end) and the tasks waiting for
+    a worker (by their budgets), in the order they came."""
 
     def __init__(self, workers: int, queue: int) -> None:
         self.workers = workers
-        self.capacity = workers + queue
-        self.slots = threading.BoundedSemaphore(self.capacity)
+        self.queue = queue
         self.executor = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=os.nice,
+            initializer=worker.start_worker,
             initargs=(settings.SOLVER_NICE,),
         )
+        self.changed = threading.Condition()
+        #: Admitted tasks: when each is due to end (monotonic seconds).
+        self.running: dict[int, float] = {}
+        #: Tasks waiting for a worker: their budgets, first come first.
+        self.waiting: dict[int, float] = {}
         #: Tasks submitted and finished, for the health of the pool (and the tests).
         self.submitted = 0
         self.completed = 0
+
+    def start_at(self, now: float) -> float:
+        """When a task coming now would find a worker, by the budgets of the tasks running and
+        waiting before it (``now`` if a worker is free). Call with ``changed`` held."""
+        due = [*self.running.values(), *[now] * (self.workers - len(self.running))]
+        heapq.heapify(due)
+        for ahead in self.waiting.values():
+            heapq.heappush(due, max(now, heapq.heappop(due)) + ahead)
+        return max(now, due[0])
+
+    def admit(self, budget: float | None) -> int:
+        """Reserve a worker for a task of ``budget`` (``None``: short, undeclared): its ticket,
+        or ``busy`` (see the module's rule)."""
+        cost = 0.0 if budget is None else budget
+        with self.changed:
+            now = time.monotonic()
+            limit = now + settings.SOLVER_WAIT
+            if self.waiting or len(self.running) >= self.workers:
+                start = self.start_at(now)
+                if start > limit or len(self.waiting) >= self.queue:
+                    # (a worker due now, held by a task of no declared budget: its own budget)
+                    raise busy(start - now if start > now else budget)
+            ticket = next(_tickets)
+            self.waiting[ticket] = cost
+            try:
+                # A worker for each of the first tasks waiting, in the order they came.
+                while list(self.waiting).index(ticket) >= self.workers - len(self.running):
+                    left = limit - time.monotonic()
+                    if left <= 0:
+                        raise busy(budget)
+                    self.changed.wait(left)
+            finally:
+                del self.waiting[ticket]
+                self.changed.notify_all()  # (the next one waiting may be first now)
+            self.running[ticket] = time.monotonic() + cost
+            return ticket
+
+    def release(self, ticket: int) -> None:
+        with self.changed:
+            self.running.pop(ticket, None)
+            self.changed.notify_all()
 
     def in_flight(self) -> int:
         return self.submitted - self.completed
 
 
+_tickets = itertools.count()
 _lock = threading.Lock()
 _pool: _Pool | None = None
+#: Set by :func:`stop`: the process is stopping, and the pool takes no more tasks.
+_stopping = False
+#: Callers waiting for a result now (:func:`wait`).
+_callers = 0
 
 
 def _current() -> _Pool:
     global _pool
     with _lock:
+        if _stopping:
+            raise busy()
         if _pool is None:
             _pool = _Pool(settings.SOLVER_WORKERS, settings.SOLVER_QUEUE)
         return _pool
 
 
 def busy(retry_after: float | None = None) -> GameError:
-    """The refusal of a task the pool cannot take now: HTTP 503 with ``Retry-After``."""
+    """The refusal of a task the pool cannot take now: HTTP 503 with ``Retry-After`` (whole
+    seconds, at least 1; ``HINT_SECONDS`` if not given)."""
     wait = retry_after if retry_after is not None else settings.HINT_SECONDS
     return GameError(
         "busy",
@@ -97,33 +182,95 @@ def busy(retry_after: float | None = None) -> GameError:
     )
 
 
-def submit(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-    """Hand ``fn(*args, **kwargs)`` (a function of ``games.worker``) to the pool: its future, or
-    ``busy`` when the pool holds as many tasks as it may."""
-    for attempt in (1, 2):
-        pool = _current()
-        if not pool.slots.acquire(blocking=False):
-            raise busy()
-        try:
-            future = pool.executor.submit(fn, *args, **kwargs)
-        except (BrokenProcessPool, RuntimeError) as exc:  # a worker died, or shut down
-            pool.slots.release()
-            log.warning("solver pool: starting a new pool (%s)", exc)
-            _replace(pool)
-            if attempt == 2:
-                raise busy() from None
-            continue
-        with _lock:
-            pool.submitted += 1
+class Admission:
+    """A worker reserved for one task of a budget (:func:`admit`): :meth:`start` the task on it,
+    or :meth:`release` it unused. As a context manager, a worker not used by the end of the block
+    is released."""
 
-        def release(_: Future[T], pool: _Pool = pool) -> None:
+    def __init__(self, budget: float | None) -> None:
+        self.budget = budget
+        self._pool: _Pool | None = _current()
+        self._ticket = self._pool.admit(budget)
+
+    def start(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        """Hand ``fn(*args, **kwargs)`` (a function of ``games.worker``) to the reserved worker:
+        its future. A pool found broken (a worker died) is replaced once; ``busy`` if the new one
+        has no worker free either."""
+        for attempt in (1, 2):
+            pool, ticket = self._pool, self._ticket
+            if pool is None:
+                raise RuntimeError("this admission was used or released already")
+            try:
+                future = pool.executor.submit(fn, *args, **kwargs)
+            except (BrokenProcessPool, RuntimeError) as exc:  # a worker died, or shut down
+                self.release()
+                if attempt == 2:
+                    raise busy(self.budget) from None
+                log.warning("solver pool: starting a new pool (%s)", exc)
+                _replace(pool)
+                self._pool = _current()
+                self._ticket = self._pool.admit(self.budget)
+                continue
+            self._pool = None
             with _lock:
-                pool.completed += 1
-            pool.slots.release()
+                pool.submitted += 1
 
-        future.add_done_callback(release)
-        return future
-    raise AssertionError("unreachable")
+            def done(_: Future[T], pool: _Pool = pool, ticket: int = ticket) -> None:
+                with _lock:
+                    pool.completed += 1
+                pool.release(ticket)
+
+            future.add_done_callback(done)
+            return future
+        raise AssertionError("unreachable")
+
+    def release(self) -> None:
+        """Give the worker back unused (nothing if the task was started)."""
+        if self._pool is not None:
+            self._pool.release(self._ticket)
+            self._pool = None
+
+    def __enter__(self) -> Admission:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
+def admit(budget: float | None) -> Admission:
+    """A worker reserved for a task of ``budget`` seconds (``None``: a short task of no declared
+    budget) — now, or within ``SOLVER_WAIT`` if one is due to be free by then — or ``busy`` at
+    once. Admit first, then do what the task's start depends on (count it against a limit), then
+    :meth:`Admission.start` it."""
+    return Admission(budget)
+
+
+_prestarted = False
+
+
+def prestart() -> None:
+    """Start the pool's workers now, once per process (its first request: ``SOLVER_PRESTART``),
+    so that the first search does not wait for a fresh interpreter to start and import the
+    engine (about a second). Never waits and never fails: a pool that cannot take the start is
+    started by the first search."""
+    global _prestarted
+    with _lock:
+        if _prestarted:
+            return
+        _prestarted = True
+    try:
+        submit(worker.nothing)
+    except GameError:
+        log.debug("solver pool: not started ahead (busy)")
+
+
+def submit(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+    """Admit and start ``fn(*args, **kwargs)``, a short task of no declared budget: its future,
+    or ``busy``."""
+    with admit(None) as admission:
+        return admission.start(fn, *args, **kwargs)
 
 
 _shared: dict[object, Future[Any]] = {}
@@ -153,24 +300,32 @@ def forget(key: object) -> None:
 
 
 def run(budget: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """``fn(*args, **kwargs)`` run in the pool, its result waited for: ``busy`` if the pool is
-    full, or if the result is not in within ``budget`` (the task's own time) plus ``SOLVER_WAIT``
-    seconds. An exception of the task is raised here."""
-    future = submit(fn, *args, **kwargs)
+    """``fn(*args, **kwargs)``, a task of ``budget`` seconds, run in the pool and its result
+    waited for (:func:`admit`, :func:`wait`). An exception of the task is raised here."""
+    with admit(budget) as admission:
+        future = admission.start(fn, *args, **kwargs)
     return wait(future, budget)
 
 
 def wait(future: Future[T], budget: float) -> T:
-    """The result of a task of the pool, waited for as :func:`run` does."""
+    """The result of a task of the pool: ``busy`` if it is not in within ``budget`` (the task's
+    own time) plus ``SOLVER_WAIT`` seconds, or if the pool was stopped or broken meanwhile."""
+    global _callers
+    with _lock:
+        _callers += 1
     try:
         return future.result(timeout=budget + settings.SOLVER_WAIT)
     except FutureTimeout:
         future.cancel()  # (a task already running ends by its own budget)
         raise busy(budget) from None
     except BrokenProcessPool:
-        log.warning("solver pool: a worker died during a task")
+        if not _stopping:  # (else: stopped on purpose)
+            log.warning("solver pool: a worker died during a task")
         _replace(None)
         raise busy(budget) from None
+    finally:
+        with _lock:
+            _callers -= 1
 
 
 def _replace(broken: _Pool | None) -> None:
@@ -185,16 +340,8 @@ def _replace(broken: _Pool | None) -> None:
     old.executor.shutdown(wait=False, cancel_futures=True)
 
 
-def warm_up() -> None:
-    """Start the workers now (a server's start), so that the first search does not wait for them."""
-    try:
-        run(30, worker.nothing)
-    except GameError:
-        log.warning("solver pool: could not warm up")
-
-
 def shutdown(wait: bool = True) -> None:
-    """Stop the pool's workers (tests, and a process that exits); the next task starts anew."""
+    """Stop the pool's workers once their tasks are done (tests); the next task starts anew."""
     global _pool
     with _lock:
         old, _pool = _pool, None
@@ -202,16 +349,56 @@ def shutdown(wait: bool = True) -> None:
         old.executor.shutdown(wait=wait, cancel_futures=True)
 
 
+def stop() -> None:
+    """End the pool now, for good (a process that stops): it takes no more tasks, and its
+    workers are killed — a search in flight included — so that every caller still waiting gets
+    ``busy`` at once, and the process's exit waits for no task. (Its workers are this process's
+    children made by ``multiprocessing``: a web process makes no other.)"""
+    global _pool, _stopping
+    with _lock:
+        old, _pool, _stopping = _pool, None, True
+    if old is None:
+        return
+    old.executor.shutdown(wait=False, cancel_futures=True)
+    for child in multiprocessing.active_children():
+        child.kill()
+
+
+async def stopped(timeout: float = STOP_SECONDS) -> None:
+    """:func:`stop` the pool, then wait (without holding the event loop) until none of its
+    callers waits any more, at most ``timeout`` seconds: for a server that stops, so that its
+    event loop still runs while the requests of the searches it ended answer ``busy`` (a
+    request's thread that finds the loop gone never ends, and holds the process's exit)."""
+    stop()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while _callers and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(STOP_SETTLE)
+
+
 def stats() -> dict[str, int]:
-    """The pool's workers, capacity and counts of tasks (zeros before its first task)."""
+    """The pool's workers, capacity and counts of tasks (zeros before its first task):
+    ``running`` admitted and not finished, ``waiting`` for a worker."""
     with _lock:
         pool = _pool
         if pool is None:
-            return {"workers": 0, "capacity": 0, "submitted": 0, "completed": 0, "in_flight": 0}
-        return {
-            "workers": pool.workers,
-            "capacity": pool.capacity,
-            "submitted": pool.submitted,
-            "completed": pool.completed,
-            "in_flight": pool.in_flight(),
-        }
+            return {
+                "workers": 0,
+                "capacity": 0,
+                "submitted": 0,
+                "completed": 0,
+                "in_flight": 0,
+                "running": 0,
+                "waiting": 0,
+            }
+        with pool.changed:
+            return {
+                "workers": pool.workers,
+                "capacity": pool.workers + pool.queue,
+                "submitted": pool.submitted,
+                "completed": pool.completed,
+                "in_flight": pool.in_flight(),
+                "running": len(pool.running),
+                "waiting": len(pool.waiting),
+            }

@@ -484,11 +484,13 @@ def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = 
     ``settings.HINT_SECONDS``. A hint knows the hidden cards: a daily attempt gets none
     (``hints_not_allowed``), a finished game neither (``game_over``).
 
-    A search costs seconds of a worker (``games.pool``; ``busy`` when the pool is full), so it
-    happens once per line: it keeps a step for every position of the winning line it found (and
-    a position proved lost), and a hint from a position already kept is a lookup. Only a search
-    calls ``before_search`` first (the API's rate limit: following the hints is never limited);
-    a position off every kept line costs a new one."""
+    A search costs seconds of a worker (``games.pool``: ``busy`` at once when no worker is free
+    or due to be soon), so it happens once per line: it keeps a step for every position of the
+    winning line it found (and a position proved lost), and a hint from a position already kept
+    is a lookup. Only a search calls ``before_search`` (the API's rate limit: following the hints
+    is never limited; a position off every kept line costs a new search), and only once a worker
+    is reserved for it: a search refused ``busy`` is never counted, and one that
+    ``before_search`` refuses gives its worker back unused."""
     game = get_game(game_id, user)
     game.apply_day_end(utc_today())
     if game.is_daily and game.is_in_progress:
@@ -503,10 +505,12 @@ def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = 
     kept = HintStep.objects.filter(game=game, digest=digest).first()
     if kept is not None:
         return Hint(kept.outcome, kept.action or None, kept.remaining)  # type: ignore[arg-type]
-    if before_search is not None:
-        before_search()
     seconds = settings.HINT_SECONDS
-    found = pool.run(seconds, worker.hint_line, game.code, engine_state.dump(engine), seconds)
+    with pool.admit(seconds) as admission:
+        if before_search is not None:
+            before_search()
+        future = admission.start(worker.hint_line, game.code, engine_state.dump(engine), seconds)
+    found = pool.wait(future, seconds)
     log.info(
         "hint: searched game %s at ply %s: %s, %d steps kept",
         game.pk,

@@ -10,7 +10,10 @@ Each function takes and returns plain, picklable values:
 - :func:`certify_day`: find a day's certified deal (``games.engine.certify``), in the day's band
   of difficulty;
 - :func:`measure_deal`: the difficulty of a deal (``games.engine.difficulty``);
-- :func:`build_record`: a game's record as compressed JSON, with every state if asked.
+- :func:`record_dict`: a game's record — the one builder of the record's shape, for a game
+  (:func:`build_record`) and for a daily deal's solution (``games.payloads.line_record_dict``);
+- :func:`build_record`: a game's record as it is served and kept: compressed JSON, its ETag, and
+  the version of its shape (:data:`RECORD_VERSION`).
 
 Every one of them ends by a deadline of its own (the solver's budget, the length of a game), so a
 worker is never held longer than its task's budget.
@@ -23,6 +26,7 @@ import gzip
 import hashlib
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,6 +107,13 @@ def measure_deal(code: str, games: int) -> Difficulty:
     return measure(code, games)
 
 
+#: The version of a record's shape: of :func:`record_dict`, of the engine's player view that its
+#: ``states`` hold (raised with ``games.models.VIEWS_VERSION``) and of its text notation. Raise it
+#: whenever a record's JSON changes: a kept record (``games.models.StoredRecord``) of another
+#: version is never served, it is built again and replaced (``games.records``).
+RECORD_VERSION = 1
+
+
 @dataclass(frozen=True)
 class BuiltRecord:
     """A record as served: gzip-compressed JSON and a validator of its content."""
@@ -112,20 +123,20 @@ class BuiltRecord:
     size: int
 
 
-def build_record(
-    head: dict[str, Any],
-    log: list[tuple[int, str, int]],
-    record: dict[str, Any],
+def record_dict(
+    head: Mapping[str, Any],
+    log: Sequence[tuple[int, str, int]],
+    record: Mapping[str, Any],
     states: bool,
     sees_hidden: bool = False,
-) -> BuiltRecord:
-    """The record of a game: ``head`` (the fields a game and its record share, as the API shows
-    them), its ``log`` (ply, token, score after each action), the text notation made from
-    ``record`` (``GameRecord``'s fields: code, player, date, result, score) — its ``[Code]``
-    header left out when ``head["code"]`` is null — and, with ``states``, the player's view at
-    every ply (their answers about what is ahead from the hidden cards too when ``sees_hidden``:
-    a practice game's, as its player saw them). Serialised as the API's ``RecordDict`` and
-    compressed."""
+) -> dict[str, Any]:
+    """The record of a game in the API's shape (``games.payloads.RecordDict``): ``head`` (the
+    fields a game and its record share, as the API shows them), its ``log`` (ply, token, score
+    after each action) as ``moves``, the text notation made from ``record`` (``GameRecord``'s
+    fields: code, player, date, result, score) and the log's actions — its ``[Code]`` header left
+    out when ``head["code"]`` is null — and, with ``states``, the player's view at every ply (their
+    answers about what is ahead from the hidden cards too when ``sees_hidden``: a practice game's,
+    as its player saw them)."""
     actions = tuple(Action.parse(token) for _, token, _ in log)
     code = DealCode.parse(record["code"])
     text = GameRecord(**{**record, "code": code, "actions": actions}).text()
@@ -141,6 +152,19 @@ def build_record(
         views = [engine.player_view(sees_hidden=sees_hidden)]
         views += [engine.player_view(sees_hidden=sees_hidden) for _ in engine.replaying(actions)]
         payload["states"] = views
+    return payload
+
+
+def build_record(
+    head: Mapping[str, Any],
+    log: Sequence[tuple[int, str, int]],
+    record: Mapping[str, Any],
+    states: bool,
+    sees_hidden: bool = False,
+) -> BuiltRecord:
+    """The record :func:`record_dict` builds, serialised and compressed as it is served and kept
+    (of shape :data:`RECORD_VERSION`)."""
+    payload = record_dict(head, log, record, states, sees_hidden)
     body = json.dumps(payload, separators=(",", ":")).encode()
     etag = hashlib.sha256(body).hexdigest()[:32]
     return BuiltRecord(gzip.compress(body, GZIP_LEVEL, mtime=0), etag, len(body))
@@ -148,3 +172,15 @@ def build_record(
 
 def nothing() -> None:
     """A task that does nothing: it starts the workers."""
+
+
+def start_worker(nice: int) -> None:
+    """The start of a solver pool's worker process (``games.pool``'s initializer): it yields the
+    CPU to the web processes (``nice``, ``SOLVER_NICE``), and ends with its web process — even one
+    killed with ``kill -9``, which leaves no chance to stop its children: a daemon thread watches
+    the parent (``canfield_site.lifeline``). Not ``PR_SET_PDEATHSIG``: that fires when the parent
+    *thread* that started the worker ends (a request's thread), not the process."""
+    from canfield_site.lifeline import exit_with_parent  # (standard library only, like this)
+
+    os.nice(nice)
+    exit_with_parent()

@@ -10,12 +10,10 @@ class LeaderboardConfig(AppConfig):
         from games import services, signals
         from leaderboard import checks, deals, receivers  # noqa: F401 (checks: registers)
         from leaderboard.api import errors
-        from leaderboard.live import fanout
 
         errors.register()  # the statuses of this app's refusals
         # No practice game of a daily deal's deck before its day is over.
         services.guard_decks(deals.is_unpublished_deck)
-        fanout.lighten_autobahn()
 
         signals.standing_changed.connect(
             receivers.standing_changed, dispatch_uid="leaderboard.standing_changed"

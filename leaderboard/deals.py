@@ -3,24 +3,22 @@
 A day's deal is the first keyed candidate that is not dead and that the solver proves winnable
 within ``settings.DAILY_DEAL_POSITIONS`` positions (``games.engine.certify``: positions, not
 seconds, so that every process decides the same candidate whatever its load). Certifying takes
-seconds of solver, so it never runs on a web process's thread: it runs in the solver pool
-(``games.pool``), and nobody waits for it in a request.
+seconds to a minute of solver, so it never runs in a web process: the worker tier deals the days
+ahead (``leaderboard.tasks.deal_ahead``, every minute: today and tomorrow), in the worker's own
+process, and the operators' commands deal in theirs. Nobody waits for it in a request.
 
 **Single-flight, across processes.** Whoever wants a day dealt first *claims* it: one ``UPDATE``
 of the day's ``DailyDeal`` row that succeeds only where no deal is stored and no claim is alive
 (``dealing_until`` unset or past), so exactly one process wins it, whatever the database. The
-winner certifies in its pool, renewing its claim every ``RENEW_EVERY`` seconds while it waits,
-and stores the deal by compare-and-set (the row's deal is written only where none is stored yet:
-once stored, a day's deal never changes). Everyone else waits for the row (:func:`deal_of`, the
-operators' commands) or is told the deal is pending (:func:`request`, the web: 503
-``deal_pending`` with ``Retry-After``, and the page retries by itself). A claim whose holder died
-lapses after ``LEASE``; a certification that failed keeps the day claimed for ``FAILED_BACKOFF``
-with its reason in ``dealing_error`` (503 ``deal_unavailable`` meanwhile), so that a day without
-a certified candidate is not searched again at every request.
-
-Days are dealt ahead: every web process keeps today and tomorrow dealt in the background
-(``leaderboard.keeper``), and ``manage.py prepare_daily_deals`` deals the coming days for a
-deployment with a scheduler.
+winner certifies, renewing its claim every ``RENEW_EVERY`` seconds meanwhile, and stores the deal
+by compare-and-set (the row's deal is written only where none is stored yet: once stored, a day's
+deal never changes). Everyone else waits for the row (:func:`deal_of`, the operators' commands)
+or is told the deal is pending (:func:`request`, the web: 503 ``deal_pending`` with
+``Retry-After``, and the page retries by itself). A claim whose holder died (a worker killed
+mid-search) lapses after ``LEASE``, and the next run of ``deal_ahead`` deals the day; a
+certification that failed keeps the day claimed for ``FAILED_BACKOFF`` with its reason in
+``dealing_error`` (503 ``deal_unavailable`` meanwhile), so that a day without a certified
+candidate is not searched again at every run.
 
 The secret is ``settings.DAILY_DEAL_SECRET`` or, when that is unset, a random one generated on
 first use and kept in the database (``DealSecret``), created once under its primary key so that
@@ -39,11 +37,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Final
 
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import pool, worker
+from games import worker
 from games.clock import utc_today
 from games.engine import Card, DealCode
 from games.engine.certify import DAILY_DRAW, DAILY_VARIANT, Certified, NoCertifiedDeal
@@ -79,8 +77,6 @@ RENEW_EVERY: Final = 10.0
 FAILED_BACKOFF: Final = dt.timedelta(seconds=60)
 #: Seconds between two looks at the row of a day another process is dealing.
 POLL: Final = 0.25
-#: The most seconds measuring the difficulty of a day dealt without one may take.
-MEASURE_SECONDS: Final = 120.0
 
 
 class DealPending(Exception):
@@ -122,15 +118,15 @@ def band_of(day: dt.date) -> Band:
     return week[day.weekday()]
 
 
-def _submit(
+def _certify_args(
     day: dt.date,
     secret: bytes | None = None,
     max_positions: int | None = None,
     candidates: int | None = None,
-) -> Future[Certified]:
-    """Hand the certification of ``day`` to the solver pool (``busy`` if it is full)."""
-    return pool.submit(
-        worker.certify_day,
+) -> tuple[bytes, dt.date, int, int, int, float, Band, int]:
+    """The arguments of ``games.worker.certify_day`` for ``day`` (the secret read first: the
+    search itself touches no database)."""
+    return (
         deal_secret() if secret is None else secret,
         day,
         settings.DAILY_DEAL_POSITIONS if max_positions is None else max_positions,
@@ -148,11 +144,29 @@ def certify(
     max_positions: int | None = None,
     candidates: int | None = None,
 ) -> Certified:
-    """Find the deal of ``day`` (``games.engine.certify.certify``) in the solver pool, and wait
-    for it: the first candidate not dead and proved winnable within ``max_positions``
-    (``DAILY_DEAL_POSITIONS``), its line checked by replaying it. ``NoCertifiedDeal`` after
-    ``candidates`` tries (``DAILY_DEAL_CANDIDATES``) or ``DAILY_DEAL_SECONDS``. Stores nothing."""
-    return pool.wait(_submit(day, secret, max_positions, candidates), settings.DAILY_DEAL_SECONDS)
+    """Find the deal of ``day`` (``games.engine.certify.certify``), in this process: the first
+    candidate not dead and proved winnable within ``max_positions`` (``DAILY_DEAL_POSITIONS``),
+    its line checked by replaying it. ``NoCertifiedDeal`` after ``candidates`` tries
+    (``DAILY_DEAL_CANDIDATES``) or ``DAILY_DEAL_SECONDS``. Stores nothing. For a worker's task
+    or a command, never a web process."""
+    return worker.certify_day(*_certify_args(day, secret, max_positions, candidates))
+
+
+def _certifying(day: dt.date) -> Future[Certified]:
+    """Certify ``day`` in a thread of this (worker's or command's) process, so that the caller
+    can renew its claim while the search runs. A daemon thread: a worker that stops does not
+    wait for it (its task is run again)."""
+    args = _certify_args(day)
+    found: Future[Certified] = Future()
+
+    def run() -> None:
+        try:
+            found.set_result(worker.certify_day(*args))
+        except BaseException as exc:  # (handed to the caller)
+            found.set_exception(exc)
+
+    threading.Thread(target=run, name=f"certify-{day.isoformat()}", daemon=True).start()
+    return found
 
 
 # --- storing ------------------------------------------------------------------------------------
@@ -187,15 +201,14 @@ def store(found: Certified) -> DailyDeal:
 
 
 def measure(day: dt.date) -> DailyDeal | None:
-    """The day's stored row, its difficulty measured first (in the solver pool) if it was dealt
+    """The day's stored row, its difficulty measured first (in this process: a worker's task or a
+    command) if it was dealt
     without one — before days had a difficulty. Its deal stays as it is; the difficulty is
     written only where none is stored yet. ``None`` if the day has no deal stored."""
     row = stored(day)
     if row is None or row.difficulty_share is not None:
         return row
-    found = pool.run(
-        MEASURE_SECONDS, worker.measure_deal, row.code, settings.DAILY_DIFFICULTY_GAMES
-    )
+    found = worker.measure_deal(row.code, settings.DAILY_DIFFICULTY_GAMES)
     DailyDeal.objects.filter(date=day, difficulty_share__isnull=True).update(
         **DailyDeal.difficulty_fields(found)
     )
@@ -230,6 +243,10 @@ def _failed(day: dt.date, reason: str) -> None:
     )
 
 
+def _release(day: dt.date) -> None:
+    DailyDeal.objects.filter(date=day, code="").update(dealing_until=None)
+
+
 def _dealing_error(day: dt.date) -> str:
     """Why the day's last dealing failed, while it backs off ("" if it did not fail)."""
     error = DailyDeal.objects.filter(date=day).values_list("dealing_error", flat=True).first()
@@ -237,13 +254,13 @@ def _dealing_error(day: dt.date) -> str:
 
 
 def deal(day: dt.date) -> DailyDeal:
-    """Certify ``day``'s deal in the solver pool and store it; the caller holds the day's claim
+    """Certify ``day``'s deal in this process and store it; the caller holds the day's claim
     (:func:`claim`), which this renews while it waits and gives up at the end. A failure
-    (``NoCertifiedDeal``, the pool's ``busy``, the deadline) keeps the day claimed for
-    ``FAILED_BACKOFF``, with its reason, and is raised."""
+    (``NoCertifiedDeal``, the deadline) keeps the day claimed for ``FAILED_BACKOFF``, with its
+    reason, and is raised."""
     try:
-        future = _submit(day)
-        deadline = time.monotonic() + settings.DAILY_DEAL_SECONDS + settings.SOLVER_WAIT
+        future = _certifying(day)
+        deadline = time.monotonic() + settings.DAILY_DEAL_SECONDS + RENEW_EVERY
         while True:
             try:
                 found = future.result(timeout=RENEW_EVERY)
@@ -258,37 +275,26 @@ def deal(day: dt.date) -> DailyDeal:
     except Exception as exc:
         _failed(day, str(exc) or type(exc).__name__)
         raise
+    except BaseException:  # interrupted (its worker stopping): the next dealer may claim it now
+        _release(day)
+        raise
     return store(found)
 
 
-def _deal_in_background(day: dt.date) -> None:
-    try:
-        deal(day)
-    except Exception:
-        log.exception("the deal of %s could not be certified", day)
-    finally:
-        connections.close_all()  # (this thread's connections)
-
-
 def request(day: dt.date) -> DailyDeal:
-    """The day's stored deal, or :class:`DealPending` — after starting to deal it in the
-    background here if nobody is dealing it. Never waits for the solver (the web's path)."""
+    """The day's stored deal, or :class:`DealPending` (with the reason of its last failed
+    dealing, if it is backing off). Never waits for the solver and starts nothing: the worker
+    tier deals the days ahead (the web's path; reads never write)."""
     row = stored(day)
     if row is not None:
         return row
-    if claim(day):
-        thread = threading.Thread(
-            target=_deal_in_background, args=(day,), name=f"deal-{day.isoformat()}", daemon=True
-        )
-        thread.start()
-        raise DealPending(day)
     raise DealPending(day, _dealing_error(day))
 
 
 def deal_of(day: dt.date, timeout: float | None = None) -> DailyDeal:
     """The day's stored deal: dealt here if nobody is dealing it, else waited for (at most
-    ``timeout`` seconds, then :class:`DealPending`). For the operators' commands and the
-    background dealer, never for a request. Never serve it before the day is over
+    ``timeout`` seconds, then :class:`DealPending`). For the operators' commands and the worker
+    tier, never for a request. Never serve it before the day is over
     (``leaderboard.services.public_deal``)."""
     start = time.monotonic()
     while True:

@@ -1,6 +1,6 @@
 """The leaderboard listens to ``games``: a daily attempt that changed takes its new place in its
-day's Redis sorted sets (when Redis is configured; if Redis refuses, the broadcaster records it
-again later) and makes its day's live board dirty.
+day's Redis sorted sets (when Redis is configured; if Redis refuses, the worker tier records it
+again later: ``broadcast.record_later``) and makes its day's live board dirty.
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard.
 

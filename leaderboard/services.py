@@ -151,7 +151,7 @@ DEAL_PENDING_RETRY = 2
 def start_attempt(user: User, now: dt.datetime | None = None, address: str = "") -> Game:
     """Create ``user``'s one ranked attempt at today's deal: ``attempt_exists`` if they have
     one already. Their clock starts with their first action. While the day's deal is being
-    certified (``leaderboard.deals.request``, which starts it if nobody has), ``deal_pending``;
+    certified (by the worker tier: ``leaderboard.deals.request``), ``deal_pending``;
     while its certification is backing off after a failure, ``deal_unavailable``. What a
     fair-play review needs of it is kept privately (``leaderboard.review``: the account's age,
     a salted hash of the network of ``address``, the client's)."""

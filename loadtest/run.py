@@ -34,6 +34,7 @@ from common import machine, write_section  # noqa: E402
 from tests.support import (  # noqa: E402
     Deployment,
     RedisServer,
+    deal_days,
     django_env,
     migrate,
     postgres_database,
@@ -92,6 +93,7 @@ def main() -> int:
                 DB_SYNCHRONOUS_COMMIT="0",
             )
             migrate(env)
+            deal_days(env)  # (today dealt, as the worker tier deals it)
             with Deployment(env, work / "site") as site:
                 print(f"== {args.users} users for {seconds} s against {site.url} (nginx)")
                 locust = subprocess.run(

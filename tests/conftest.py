@@ -63,6 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # the weekly rhythm set the default week).
         DAILY_DIFFICULTY_GAMES=TEST_DIFFICULTY_GAMES,
         DAILY_DIFFICULTY_WEEK=tuple(Band.parse(b) for b in TEST_DIFFICULTY_WEEK.split(",")),
+        # The solver pool starts at a test's first search, not at the session's first request
+        # (tests/worker/test_deployment.py tries the start ahead).
+        SOLVER_PRESTART=False,
         # No keeper thread dealing days ahead in the test process (tests/leaderboard/test_keeper
         # runs it where it wants it): tests store the deals they play.
         DEAL_AHEAD=False,
@@ -73,38 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
     """On SQLite, test in a database file as the site runs, not in Django's shared-cache memory
     database: there a connection that meets another's lock fails at once ("database table is
-    locked") instead of waiting, and the leaderboard's broadcast thread reads the database
-    while tests run."""
+    locked") instead of waiting, and a live-board test's broadcasts read the database from an
+    executor thread while the test's own thread uses it."""
     database = settings.DATABASES["default"]
     if database["ENGINE"] == "django.db.backends.sqlite3":
         path = tmp_path_factory.mktemp("sqlite") / "test.sqlite3"
         database.setdefault("TEST", {})["NAME"] = str(path)
-
-
-@pytest.fixture(autouse=True)
-def _broadcasts_before_the_flush(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test with committed data (``transaction=True``) lets the broadcasts it caused finish
-    while its data and database access are still there: after its tables are emptied and the
-    database is closed to it, such a broadcast would only fail. (This fixture is torn down before
-    pytest-django's, which is set up first.)"""
-    yield
-    marker = request.node.get_closest_marker("django_db")
-    if "transactional_db" in request.fixturenames or (
-        marker is not None and marker.kwargs.get("transaction")
-    ):
-        from leaderboard.live import broadcast
-
-        assert broadcast.wait_idle(30), "a live-board broadcast did not finish within 30 s"
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After each test, once its fixtures (and its database transaction) are gone, let the
-    live board's background broadcasts finish, so that none runs into the next test."""
-    yield
-    from leaderboard.live import broadcast
-
-    assert broadcast.wait_idle(30), "a live-board broadcast did not finish within 30 s"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -116,7 +93,7 @@ def _forget_cached_keys() -> Iterator[None]:
 def _clear_cache() -> None:
     if settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
         # RedisCache.clear() is FLUSHDB; delete only this run's keys instead.
-        client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+        client = redis_bounds.client(str(settings.REDIS_CACHE_URL))
         keys = list(client.scan_iter(match=f"{settings.CACHES['default']['KEY_PREFIX']}:*"))
         if keys:
             client.delete(*keys)

@@ -5,7 +5,9 @@ processes of their own.
 
 - :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started with an environment
   from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
-- :func:`migrate`: ``manage.py migrate`` in that environment.
+- :func:`migrate`: ``manage.py migrate`` in that environment; :func:`deal_days`: today dealt
+  there, as a running worker deals it.
+- :class:`Worker`: one ``manage.py worker`` process of the worker tier, in the same environment.
 - :class:`RedisServer`: a redis-server of the test's own on a free port, to kill and restart.
 - :func:`post_json`, :func:`get_json`: a JSON request with an optional token, its status and
   JSON answer; :func:`asgi_request`: one request through an ASGI application, in process.
@@ -89,7 +91,15 @@ def django_env(
         DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),
         DAILY_DIFFICULTY_GAMES=str(TEST_DIFFICULTY_GAMES),
         DAILY_DIFFICULTY_WEEK=TEST_DIFFICULTY_WEEK,
-        DEAL_AHEAD="off",  # days are dealt by the test (DEAL_AHEAD="on" to test the keeper)
+        # A worker (:class:`Worker`, when a test starts one) looks for tasks, beats and finds lost
+        # workers quickly.
+        WORKER_INTERVAL="0.1",
+        WORKER_BEAT="0.5",
+        WORKER_LOST="3",
+        WORKER_NICE="0",
+        # No solver pool started ahead by a server's first request: a test starts it if it
+        # searches (tests/worker/test_deployment.py tries the start ahead).
+        SOLVER_PRESTART="off",
     )
     env.update(extra)
     if redis_url:
@@ -103,6 +113,20 @@ def migrate(env: dict[str, str], timeout: float = 300) -> None:
         cwd=ROOT,
         env=env,
         check=True,
+        timeout=timeout,
+    )
+
+
+def deal_days(env: dict[str, str], days: int = 1, timeout: float = 300) -> None:
+    """Deal today (and the days after it, ``days`` in all) in ``env``'s database, as the worker
+    tier does on a running site: ``manage.py prepare_daily_deals``. For a test or benchmark whose
+    servers run no worker and whose players start the daily."""
+    subprocess.run(
+        [sys.executable, "manage.py", "prepare_daily_deals", "--days", str(days)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
         timeout=timeout,
     )
 
@@ -606,3 +630,81 @@ class PostgresServer:
         with contextlib.suppress(subprocess.CalledProcessError):  # (already stopped)
             self.stop("immediate")
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class Worker:
+    """One worker of the worker tier (``manage.py worker``): ``with Worker(env, log) as w``."""
+
+    def __init__(self, env: dict[str, str], log: Path | None = None, *args: str) -> None:
+        self.env = env
+        self.log = log
+        self.args = args
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log_file: IO[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self) -> Worker:
+        if self.log is not None:
+            self._log_file = self.log.open("ab")
+        output = self._log_file if self._log_file is not None else subprocess.DEVNULL
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "worker", *self.args],
+            cwd=ROOT,
+            env=self.env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        return self
+
+    def output(self) -> str:
+        if self.log is None or not self.log.exists():
+            return "(no log)"
+        return self.log.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def __enter__(self) -> Worker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def children_of(pid: int) -> set[int]:
+    """The process ids whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid:
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"

@@ -24,7 +24,7 @@ from canfield_site import throttling
 from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from canfield_site.strict import read_query
-from games import payloads, services, worker
+from games import payloads, records, services, worker
 from games.api.serializers import (
     ActionRequest,
     ActionSerializer,
@@ -201,7 +201,7 @@ class GameRecordView(APIView):
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
             raise not_found()
-        return record_response(request, payloads.record_of(game, utc_today(), query["states"]))
+        return record_response(request, records.record_of(game, utc_today(), query["states"]))
 
 
 def record_response(request: Request, record: worker.BuiltRecord) -> HttpResponse:
@@ -223,7 +223,8 @@ def record_response(request: Request, record: worker.BuiltRecord) -> HttpRespons
 
 class GameHintView(APIView):
     """A hint for a practice game: a search in the solver pool (``HINT_SECONDS`` at most), or a
-    lookup along a line found before. Only searches count against ``THROTTLE_HINTS``."""
+    lookup along a line found before. Only searches that start count against
+    ``THROTTLE_HINTS`` (``services.hint`` counts once the pool has admitted the search)."""
 
     @extend_schema(
         tags=TAGS,
@@ -236,8 +237,9 @@ class GameHintView(APIView):
             "Nothing about the game changes. The first hint from a position searches (in the "
             "solver pool) and keeps the whole winning line; a hint from a position on a line "
             "already found is a lookup. Only searches count against the rate limit "
-            "(THROTTLE_HINTS); while the solver pool is full the answer is 503 busy, with "
-            "Retry-After."
+            "(THROTTLE_HINTS), and only searches that start: when no worker of the solver pool "
+            "is free, or due to be within SOLVER_WAIT, the answer is 503 busy at once, with "
+            "Retry-After (when a worker is due to be free), and nothing is counted."
         ),
         responses={
             200: HintSerializer,
@@ -250,8 +252,9 @@ class GameHintView(APIView):
                 503,
                 e403="A ranked daily attempt: hints_not_allowed.",
                 e429="Rate-limited (THROTTLE_HINTS, searches only): throttled (retry_after).",
-                e503="The solver pool is full, or the search did not finish in time: busy "
-                "(retry_after, and the Retry-After header).",
+                e503="No worker of the solver pool free nor due soon (not counted against "
+                "THROTTLE_HINTS), or the search did not finish in time: busy (retry_after, and "
+                "the Retry-After header).",
             ),
         },
     )

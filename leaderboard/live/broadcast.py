@@ -1,38 +1,47 @@
-"""Live boards: coalesced broadcasts to the watchers of a day, in every Daphne process.
+"""Live boards: coalesced broadcasts to the watchers of a day, sent by the web process that made
+the change, on its own serving event loop.
 
-A change to a daily attempt (``games.signals.standing_changed``) calls :func:`mark_dirty`. The first
-change since the day's latest flush claims the day's "dirty" key in the shared cache
-(``cache.add``: atomic, and across processes when the cache is Redis) and schedules one flush: at
-once on a quiet board — the day's latest flush began a window ago or more — else when that
-window ends (``LEADERBOARD_BROADCAST_DELAY``, 0.25 s by default); later changes find the key
-taken and do nothing, because the flush will see them. So a change on a quiet board goes out at
-once, changes in a burst go out together, and flushes of a day begin at least a window apart,
-whichever process runs them (each records when it began, in the shared cache). The flush drops the
-key first — so a change that lands while it runs schedules the next one — then takes the day's
-next sequence number, reads the fresh top 100, stores them as the day's snapshot if no newer one
-is stored (``snapshots.swap``, compare-and-set on ``seq``: the snapshot that watchers connecting
+A change to a daily attempt (``games.signals.standing_changed``, after its commit, in the thread
+of the request that made it) calls :func:`mark_dirty`. The first change since the day's latest
+flush claims the day's "dirty" key in the shared cache (``cache.add``: atomic, and across
+processes when the cache is Redis) and schedules one flush: at once on a quiet board — the day's
+latest flush began a window ago or more — else when that window ends
+(``LEADERBOARD_BROADCAST_DELAY``, 0.25 s by default); later changes find the key taken and do
+nothing, because the flush will see them. So a change on a quiet board goes out at once, changes
+in a burst go out together, and flushes of a day begin at least a window apart, whichever
+process runs them (each records when it began, in the shared cache). The flush drops the key
+first — so a change that lands while it runs schedules the next one — then takes the day's next
+sequence number, reads the fresh top 100, stores them as the day's snapshot if no newer one is
+stored (``snapshots.swap``, compare-and-set on ``seq``: the snapshot that watchers connecting
 from then on receive), compares them with the snapshot they replace (``frames.update_frame``:
 what changed, by player) and sends one message to the channel-layer group ``daily.<date>``. Every
 watcher, in whichever process, therefore receives at most one update per window per day however
 many players move, and sees a change within a window plus one board query.
 
-The broadcaster also keeps the day's Redis sorted sets whole, so that no read has to: a flush
-that finds today's sets missing (never built, or Redis flushed or restarted) has them rebuilt
-from SQL in a thread of their own (the board is read from SQL meanwhile), and an attempt whose
-change Redis refused (:func:`record_later`) is recorded again from SQL, with a growing wait, as
-long as the process lives — then the day is broadcast again. A process that exits with changes
-still unrecorded marks their day not ready: SQL answers until its sets are rebuilt.
+Where the flush runs — one owner, one way:
+
+- In a web process, on its serving loop: the event loop its connections run on (Daphne's), which
+  :class:`ServingLoop` (the ASGI application's outermost layer, ``canfield_site.asgi``) learns
+  from every connection. :func:`mark_dirty` hands the flush to that loop
+  (``loop.call_soon_threadsafe``) and returns: the request does not wait for it. The flush waits
+  for its window on the loop, does its database and Redis work in an executor thread
+  (``sync_to_async(..., thread_sensitive=False)``, Django's way: the process's sockets never wait
+  for it) and sends with the channel layer on the loop — with the in-memory layer, the very loop its
+  consumers listen on. The process starts no thread, loop or pool of its own for it.
+- Where no loop serves (a worker's task, a management command, a test's sync client), the
+  change is published at once, in the calling thread, with no window (:func:`publish`); the
+  in-memory layer, which reaches only the process's own sockets, has nobody to tell there.
+
+The broadcaster keeps the day's Redis sorted sets whole without doing the work itself: a flush
+that finds today's sets missing (never built, or Redis flushed or restarted) enqueues the worker
+tier's ``leaderboard.tasks.rebuild_board`` — once per ``REBUILD_TIMEOUT`` per day, however many
+flushes find them missing (the board is read from SQL meanwhile) —; and an attempt whose change
+Redis refused (:func:`record_later`) is handed to ``leaderboard.tasks.record_again``, which
+records it again from SQL, waiting longer each time, then makes the day dirty again.
 
 A flush that fails (the database busy, Redis away) is logged and tried again a window later, up
-to ``FLUSH_ATTEMPTS`` times. If a process dies between claiming the key and flushing, the key
-expires after ``DIRTY_TIMEOUT`` seconds and the next change schedules a flush again.
-
-Where the flush runs: each process has one daemon thread with an event loop of its own (started on
-first use) that keeps the delays and talks to the channel layer, and hands the database work to a
-worker thread. Redis's layer is used from that loop. The in-memory layer is a plain object of
-asyncio queues that only the loop of its consumers may touch, so its message is sent on that loop
-(Daphne's, registered by each consumer as it connects); a process with no watcher has no one to
-tell.
+to ``FLUSH_ATTEMPTS`` times. If a process stops or dies between claiming the key and flushing,
+the key lapses after ``DIRTY_TIMEOUT`` seconds and the next change schedules a flush again.
 
 The message is serialised once, for all watchers: ``{"type": "board.update", "date", "seq": N,
 "text": "<the update's JSON>", "snapshot": "<the snapshot's JSON>"}``; it reaches each process's
@@ -43,27 +52,24 @@ to its sockets as it is, and holds ``snapshot`` for the sockets that connect nex
 from __future__ import annotations
 
 import asyncio
-import atexit
+import contextvars
 import datetime as dt
 import json
 import logging
-import threading
 import time
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
-from django.db import close_old_connections, connections, transaction
+from django.db import connections, transaction
 from django.db.models import F
 
-from games.models import Game
 from leaderboard import standings
 from leaderboard.live import fanout, frames, snapshots
 from leaderboard.models import DailyDeal
-from leaderboard.standings import sets
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +79,8 @@ DIRTY_TIMEOUT = 5
 FLUSHED_TIMEOUT = 60
 #: A flush that fails (the database busy, Redis away) is tried this many times in all.
 FLUSH_ATTEMPTS = 3
-#: Seconds a process that is exiting waits for its scheduled broadcasts.
-EXIT_WAIT = 10
-#: The longest wait, in seconds, before recording again a change that Redis refused.
-RECORD_RETRY_CAP = 30.0
+#: Seconds during which a day's missing sets are not asked of the worker tier again.
+REBUILD_TIMEOUT = 30
 
 
 group_name = fanout.group_name
@@ -89,6 +93,11 @@ def dirty_key(day: dt.date) -> str:
 def flushed_key(day: dt.date) -> str:
     """When the day's latest flush began (seconds since the epoch, by the wall clock)."""
     return f"board-flushed:{day.isoformat()}"
+
+
+def rebuild_key(day: dt.date) -> str:
+    """Taken when a rebuild of the day's sets is enqueued (for ``REBUILD_TIMEOUT`` seconds)."""
+    return f"board-rebuild:{day.isoformat()}"
 
 
 def delay() -> float:
@@ -131,246 +140,149 @@ def update_message(day: dt.date, now: dt.datetime | None = None) -> dict[str, An
     }
 
 
-def _prepare(day: dt.date) -> dict[str, Any] | None:
-    """The database part of a flush, in a worker thread: it leaves no connection open."""
-    close_old_connections()
+def prepare(day: dt.date) -> dict[str, Any] | None:
+    """The database and Redis part of a flush: mark its beginning, drop the dirty key, ask for
+    the day's sets if they are missing, and build the message (``None``: nothing to send)."""
+    cache.set(flushed_key(day), time.time(), timeout=FLUSHED_TIMEOUT)
+    cache.delete(dirty_key(day))  # (after: a change that claims it sees this flush's time)
+    if standings.needs_rebuild(day):
+        rebuild_soon(day)  # read from SQL meanwhile
+    return update_message(day)
+
+
+def _prepare_apart(day: dt.date) -> dict[str, Any] | None:
+    """:func:`prepare` in an executor thread, leaving no database connection behind: the call
+    runs in a context of its own, so its connection must be given back (to the pool, if any)
+    within it."""
     try:
-        cache.set(flushed_key(day), time.time(), timeout=FLUSHED_TIMEOUT)
-        cache.delete(dirty_key(day))  # (after: a change that claims it sees this flush's time)
-        if standings.needs_rebuild(day):
-            _Broadcaster.get().rebuild_soon(day)  # read from SQL meanwhile
-        return update_message(day)
+        return prepare(day)
     finally:
         connections.close_all()
 
 
-def _rebuild(day: dt.date) -> None:
-    """Build ``day``'s Redis sets from SQL, in the broadcaster's builder thread."""
-    close_old_connections()
-    try:
-        if standings.needs_rebuild(day) and sets.rebuild(day):
-            log.info("leaderboard: the Redis sets of %s were rebuilt", day)
-    except Exception:
-        log.exception("leaderboard: rebuilding the Redis sets of %s failed", day)
-    finally:
-        connections.close_all()
+def rebuild_soon(day: dt.date) -> None:
+    """Have the worker tier build ``day``'s Redis sets from SQL, unless it was asked to within
+    ``REBUILD_TIMEOUT`` seconds."""
+    from leaderboard import tasks  # (its record_again calls mark_dirty)
 
-
-def _record_again(day: dt.date, game_ids: set[int]) -> set[int]:
-    """Record the attempts ``game_ids`` of ``day`` in its Redis sets again, as they stand in
-    SQL; returns those that failed again (an attempt no longer in SQL has nothing to record)."""
-    close_old_connections()
-    try:
-        failed: set[int] = set()
-        for game in Game.objects.select_related("owner").filter(pk__in=game_ids):
-            if not sets.record(game):
-                failed.add(game.pk)
-        return failed
-    finally:
-        connections.close_all()
-
-
-# --- delivery -----------------------------------------------------------------------------------
-
-_consumer_loop: asyncio.AbstractEventLoop | None = None
-
-
-def register_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """Called by each consumer as it connects: the loop the in-memory layer must be used from."""
-    global _consumer_loop
-    _consumer_loop = loop
-
-
-async def _deliver(day: dt.date, message: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    if isinstance(layer, InMemoryChannelLayer):
-        loop = _consumer_loop
-        if loop is None or loop.is_closed() or not loop.is_running():
-            return  # no watcher in this process, and the in-memory layer reaches no other
-        if loop is asyncio.get_running_loop():
-            await layer.group_send(group_name(day), message)
-        else:
-            future = asyncio.run_coroutine_threadsafe(
-                layer.group_send(group_name(day), message), loop
-            )
-            await asyncio.wrap_future(future)
-    else:
-        await layer.group_send(group_name(day), message)
-
-
-# --- the per-process broadcaster ----------------------------------------------------------------
-
-
-class _Broadcaster:
-    _instance: _Broadcaster | None = None
-    _lock = threading.Lock()
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="leaderboard-db")
-        self.builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="leaderboard-sets")
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="leaderboard-broadcaster", daemon=True
-        )
-        self.tasks: set[asyncio.Task[None]] = set()
-        #: Flushes, rebuilds and records again scheduled and not yet over (retries included).
-        self.pending = 0
-        self.idle = threading.Condition()
-        #: The days whose sets are being rebuilt here.
-        self.rebuilding: set[dt.date] = set()
-        #: The attempts whose change could not be recorded in their day's sets, by day.
-        self.unrecorded: dict[dt.date, set[int]] = {}
-        self.thread.start()
-        # A command that made a change (close_daily_attempts) lets its broadcasts go out
-        # before the process ends.
-        atexit.register(self.exit)
-
-    @classmethod
-    def get(cls) -> _Broadcaster:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls()
-            return cls._instance
-
-    def _begin(self) -> None:
-        with self.idle:
-            self.pending += 1
-
-    def _end(self) -> None:
-        with self.idle:
-            self.pending -= 1
-            self.idle.notify_all()
-
-    def schedule(self, day: dt.date, after: float) -> None:
-        self._begin()
-        self.loop.call_soon_threadsafe(self._start, day, after)
-
-    def wait_idle(self, timeout: float) -> bool:
-        with self.idle:
-            return self.idle.wait_for(lambda: self.pending == 0, timeout)
-
-    def exit(self) -> None:
-        """At the process's end: let the scheduled work finish; a day with changes still not
-        recorded in its sets is marked not ready (read from SQL until rebuilt)."""
-        self.wait_idle(EXIT_WAIT)
-        with self.idle:
-            days = [day for day, ids in self.unrecorded.items() if ids]
-        for day in days:
-            try:
-                sets.unready(day)
-            except Exception:
-                log.exception(
-                    "leaderboard: changes of %s are missing from its Redis sets: rebuild them "
-                    "(manage.py rebuild_board --day %s --force)",
-                    day,
-                    day.isoformat(),
-                )
-
-    def _start(self, day: dt.date, after: float) -> None:
-        self.loop.call_later(after, self._spawn, day)
-
-    def _spawn(self, day: dt.date, attempt: int = 1) -> None:
-        self._task(self.flush(day, attempt))
-
-    def _task(self, work: Coroutine[Any, Any, None]) -> None:
-        task = self.loop.create_task(work)
-        self.tasks.add(task)  # the loop keeps only weak references to its tasks
-        task.add_done_callback(self.tasks.discard)
-
-    async def flush(self, day: dt.date, attempt: int = 1) -> None:
-        retry = False
+    if cache.add(rebuild_key(day), 1, timeout=REBUILD_TIMEOUT):
         try:
-            message = await self.loop.run_in_executor(self.workers, _prepare, day)
+            tasks.rebuild_board.enqueue(day.isoformat())
+        except Exception:  # the periodic rebuild_today builds them; the board is read from SQL
+            log.exception("leaderboard: no rebuild of the Redis sets of %s was enqueued", day)
+
+
+def _give_up_key(day: dt.date) -> None:
+    try:
+        cache.delete(dirty_key(day))
+    except Exception:  # Redis away: the key lapses after DIRTY_TIMEOUT
+        log.warning("leaderboard: the dirty key of %s stays until it lapses", day)
+
+
+# --- on a serving loop --------------------------------------------------------------------------
+
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[..., Awaitable[None]]
+
+_serving_loop: asyncio.AbstractEventLoop | None = None
+#: The flushes scheduled or running (the loop keeps only weak references to its tasks).
+_flushes: set[asyncio.Task[None]] = set()
+
+
+class ServingLoop:
+    """ASGI middleware: the event loop each connection runs on is this process's serving loop,
+    on which its live-board flushes run. (Daphne serves every connection of a process on one
+    loop; a test's loop serves its own connections while it lives.)"""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
+        global _serving_loop
+        _serving_loop = asyncio.get_running_loop()
+        await self.app(scope, receive, send)
+
+
+def serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop that serves this process's connections, if one is running."""
+    loop = _serving_loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def _start(day: dt.date, wait: float) -> None:
+    """On the serving loop: run the flush of ``day`` after ``wait`` seconds."""
+    task = asyncio.get_running_loop().create_task(flush(day, wait))
+    _flushes.add(task)
+    task.add_done_callback(_flushes.discard)
+
+
+async def flush(day: dt.date, wait: float = 0.0) -> None:
+    """Send ``day``'s update after ``wait`` seconds, from the serving loop: its database and
+    Redis work in an executor thread, its message with the channel layer on the loop."""
+    for _ in range(FLUSH_ATTEMPTS):
+        await asyncio.sleep(wait)
+        try:
+            message = await sync_to_async(_prepare_apart, thread_sensitive=False)(day)
             if message is not None:
-                await _deliver(day, message)
-        except Exception:  # a failed flush must not kill the loop
-            log.exception("leaderboard: broadcasting the board of %s failed", day)
-            try:
-                await self.loop.run_in_executor(self.workers, cache.delete, dirty_key(day))
-            except Exception:  # Redis away: the key lapses after DIRTY_TIMEOUT
-                log.warning("leaderboard: the dirty key of %s stays until it lapses", day)
-            retry = attempt < FLUSH_ATTEMPTS  # e.g. SQLite busy: try again after a window
-            if retry:
-                self.loop.call_later(delay(), self._spawn, day, attempt + 1)
-        finally:
-            if not retry:
-                self._end()
-
-    # -- the sets --------------------------------------------------------------------------------
-
-    def rebuild_soon(self, day: dt.date) -> None:
-        """Build ``day``'s sets from SQL in the builder thread, unless this process is at it."""
-        with self.idle:
-            if day in self.rebuilding:
-                return
-            self.rebuilding.add(day)
-            self.pending += 1
-        future = self.builder.submit(_rebuild, day)
-
-        def done(_: object) -> None:
-            with self.idle:
-                self.rebuilding.discard(day)
-            self._end()
-
-        future.add_done_callback(done)
-
-    def record_later(self, day: dt.date, game_id: int) -> None:
-        """Record attempt ``game_id`` of ``day`` in its sets again soon (recording it failed)."""
-        with self.idle:
-            waiting = self.unrecorded.setdefault(day, set())
-            first = not waiting
-            waiting.add(game_id)
-            if first:
-                self.pending += 1
-        if first:
-            self.loop.call_soon_threadsafe(self._record_soon, day, 1)
-
-    def _record_soon(self, day: dt.date, attempt: int) -> None:
-        wait = min(RECORD_RETRY_CAP, delay() * 2**attempt)
-        self.loop.call_later(wait, self._task, self.record_again(day, attempt))
-
-    async def record_again(self, day: dt.date, attempt: int) -> None:
-        """Record the day's unrecorded attempts again, as they stand in SQL; then broadcast the
-        day (its rows may have been read without them). What fails is tried again later, as
-        long as the process lives."""
-        with self.idle:
-            game_ids = set(self.unrecorded.get(day, ()))
-        try:
-            failed = await self.loop.run_in_executor(self.workers, _record_again, day, game_ids)
-        except Exception:
-            log.exception("leaderboard: recording the changes of %s again failed", day)
-            failed = game_ids
-        with self.idle:
-            waiting = self.unrecorded.setdefault(day, set())
-            waiting -= game_ids - failed
-            left = bool(waiting)
-            if not left:
-                del self.unrecorded[day]
-        if left:
-            self._record_soon(day, attempt + 1)
+                layer = get_channel_layer()
+                if layer is not None:
+                    await layer.group_send(group_name(day), message)
             return
+        except Exception:  # logged, and tried again a window later
+            log.exception("leaderboard: broadcasting the board of %s failed", day)
+            await sync_to_async(_give_up_key, thread_sensitive=False)(day)
+            wait = delay()  # e.g. SQLite busy
+
+
+# --- where no loop serves -----------------------------------------------------------------------
+
+
+def publish(day: dt.date) -> None:
+    """Send ``day``'s update at once, from the calling thread (no loop serves this process: a
+    worker's task, a command, a test's sync client). Never raises: the change is committed; a
+    failure is logged and tried again a window later, up to ``FLUSH_ATTEMPTS`` times."""
+    for attempt in range(1, FLUSH_ATTEMPTS + 1):
         try:
-            await self.loop.run_in_executor(self.workers, mark_dirty, day)
+            message = prepare(day)
+            layer = get_channel_layer()
+            # (The in-memory layer reaches this process's sockets only, and none is served here.)
+            if (
+                message is not None
+                and layer is not None
+                and not isinstance(layer, InMemoryChannelLayer)
+            ):
+                async_to_sync(layer.group_send)(group_name(day), message)
+            return
         except Exception:
-            log.warning("leaderboard: no live update of %s after its changes were recorded", day)
-        finally:
-            self._end()
+            log.exception("leaderboard: broadcasting the board of %s failed", day)
+            _give_up_key(day)
+            if attempt < FLUSH_ATTEMPTS:
+                time.sleep(delay())
 
 
-def wait_idle(timeout: float = 10) -> bool:
-    """Wait until this process has no broadcast scheduled or running; False on timeout.
-    (For a command about to exit, and for tests.)"""
-    instance = _Broadcaster._instance
-    return instance is None or instance.wait_idle(timeout)
+# --- the entry points ---------------------------------------------------------------------------
 
 
 def mark_dirty(day: dt.date) -> None:
-    """A standing on ``day``'s board may have changed: make sure one flush is coming — at once
-    if the day's latest flush began a window ago or more, else when that window ends."""
-    if cache.add(dirty_key(day), 1, timeout=DIRTY_TIMEOUT):
-        _Broadcaster.get().schedule(day, flush_wait(day))
+    """A standing on ``day``'s board may have changed: make sure one flush is coming — on the
+    serving loop at once if the day's latest flush began a window ago or more, else when that
+    window ends; at once from this thread where no loop serves. Raises the cache's errors (Redis
+    away: no live update)."""
+    if not cache.add(dirty_key(day), 1, timeout=DIRTY_TIMEOUT):
+        return  # a flush is coming: it will see this change
+    loop = serving_loop()
+    if loop is not None:
+        try:
+            # (In a context of its own: the flush outlives the request and needs nothing of it.)
+            loop.call_soon_threadsafe(_start, day, flush_wait(day), context=contextvars.Context())
+            return
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+    publish(day)
 
 
 def flush_wait(day: dt.date) -> float:
@@ -382,6 +294,18 @@ def flush_wait(day: dt.date) -> float:
 
 
 def record_later(day: dt.date, game_id: int) -> None:
-    """Recording attempt ``game_id`` in ``day``'s Redis sets failed: record it again soon (from
-    SQL, as it then stands), and broadcast the day once it is."""
-    _Broadcaster.get().record_later(day, game_id)
+    """Recording attempt ``game_id`` in ``day``'s Redis sets failed: have the worker tier record
+    it again (from SQL, as it then stands) and broadcast the day once it is
+    (``leaderboard.tasks.record_again``)."""
+    from leaderboard import tasks  # (its record_again calls mark_dirty)
+
+    try:
+        tasks.record_again.enqueue(day.isoformat(), [game_id])
+    except Exception:  # the change is committed: never fail its request
+        log.exception(
+            "leaderboard: attempt %s is missing from the Redis sets of %s: rebuild them "
+            "(manage.py rebuild_board --day %s --force)",
+            game_id,
+            day,
+            day.isoformat(),
+        )

@@ -34,10 +34,8 @@ for its messages — the socket gets an error frame ``unavailable`` and is close
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
-import functools
 import json
 import logging
 import time
@@ -58,7 +56,6 @@ from redis.exceptions import RedisError
 from games.clock import utc_today
 from games.errors import GameError
 from leaderboard import services
-from leaderboard.live import broadcast
 from leaderboard.live.fanout import Hub
 
 log = logging.getLogger(__name__)
@@ -108,24 +105,9 @@ async def board_day(text: str) -> dt.date:
     return services.board_day(text)
 
 
-def wire_of(send: Any) -> Any:
-    """The websocket protocol behind a socket's ASGI ``send`` when that is Daphne's own
-    (``functools.partial(Server.handle_reply, protocol)``, an Autobahn protocol), else ``None``.
-    An update is then written to it as one Autobahn prepared message, framed once for all the
-    process's sockets (``fanout.Hub.dispatch``)."""
-    if isinstance(send, functools.partial) and len(send.args) == 1 and not send.keywords:
-        protocol = send.args[0]
-        if callable(getattr(protocol, "sendPreparedMessage", None)) and hasattr(
-            protocol, "factory"
-        ):
-            return protocol
-    return None
-
-
 class DailyBoardConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = NO_LAYER
     day: dt.date | None = None
-    wire: Any = None
     seq = -1
     last_resync = float("-inf")
     #: Updates that arrived before this socket's snapshot was sent, to send after it.
@@ -136,7 +118,6 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     async def __call__(
         self, scope: Any, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
-        self.wire = wire_of(send)
         # Error frames speak the socket's language: the language cookie, else Accept-Language.
         with translation.override(language_of(scope)):
             try:
@@ -170,7 +151,6 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_CODES[exc.code])
             return
         self.day = day
-        broadcast.register_consumer_loop(asyncio.get_running_loop())
         self.pending = []
         hub = Hub.current()
         await hub.join(self)
@@ -244,17 +224,6 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
                 _("Unknown message type %(type)s: use resync or ping.")
                 % {"type": repr(message["type"][:40])},
             )
-
-    def deliver_prepared(self, seq: int, prepared: Any) -> bool:
-        """:meth:`deliver` for an update already framed for Daphne's protocol (``wire``): written
-        to it at once, as Daphne would write ``text``. False if this socket cannot take it so (not
-        Daphne's, or its snapshot has not gone yet): then :meth:`deliver`."""
-        if self.wire is None or self.pending is not None:
-            return False
-        if seq > self.seq and self.day is not None and self.wire.state == self.wire.STATE_OPEN:
-            self.seq = seq
-            self.wire.sendPreparedMessage(prepared)
-        return True
 
     async def deliver(self, seq: int, text: str) -> None:
         """An update of ``leaderboard.live.broadcast``, from the hub: pass it on unless this

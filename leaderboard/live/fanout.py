@@ -8,12 +8,9 @@ channel-layer channel per socket, as Channels does by default, a crowd of 5,000 
 process made every broadcast cost seconds: channels_redis wakes, and reschedules, every socket's
 receive for every message.)
 
-Under Daphne, the hub frames each update once, as an Autobahn prepared message, and writes it to
-every socket's websocket protocol itself (``DailyBoardConsumer.deliver_prepared``): the same bytes
-Daphne would write for the consumer's ``send``, without the per-socket path through the consumer,
-the ASGI call and the framing of the same text again (measured: ~30-40% of the hub's time per
-update). A socket served otherwise (Channels's test communicator), or whose snapshot has not gone
-yet, gets the update through its consumer.
+Each socket gets the update's text through its consumer's ``send`` (the ASGI path, the same
+for Daphne and for Channels's test communicator); the text is serialised once, by the
+broadcaster, for every socket of every process.
 
 The hub also keeps the latest snapshot of each of its days (:class:`LatestFrames`), which every
 socket that connects receives: one snapshot per ``seq`` for all of them — the one the broadcaster
@@ -53,12 +50,8 @@ RENEW_GROUP = 3600.0
 
 class Watcher(Protocol):
     day: dt.date | None
-    #: Daphne's websocket protocol of the socket, when its frames can be written to it directly.
-    wire: Any
 
     async def deliver(self, seq: int, text: str) -> None: ...
-
-    def deliver_prepared(self, seq: int, prepared: Any) -> bool: ...
 
     async def pause(self) -> None: ...
 
@@ -208,42 +201,10 @@ class Hub:
         days = [dt.date.fromisoformat(message["date"])] if "date" in message else list(self.sockets)
         for day in days:
             self.latest.follow(day, seq, message.get("snapshot"))
-            prepared = None
             for n, watcher in enumerate(list(self.sockets.get(day, ())), start=1):
                 try:
-                    if prepared is None and watcher.wire is not None:
-                        prepared = watcher.wire.factory.prepareMessage(text.encode())
-                    if prepared is None or not watcher.deliver_prepared(seq, prepared):
-                        await watcher.deliver(seq, text)
+                    await watcher.deliver(seq, text)
                 except Exception:  # a socket that went away meanwhile
                     log.debug("leaderboard: an update was not delivered", exc_info=True)
                 if n % YIELD_EVERY == 0:
                     await asyncio.sleep(0)  # let the process's HTTP requests in meanwhile
-
-
-class _Lazy:
-    """``pformat(obj)`` computed only if a log line shows it."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj: object) -> None:
-        self.obj = obj
-
-    def __str__(self) -> str:
-        import pprint
-
-        return pprint.pformat(self.obj)
-
-
-def lighten_autobahn() -> None:
-    """Autobahn (Daphne's websocket protocol) builds the arguments of its debug log lines even
-    when nothing is logged: a ``pformat`` of its settings for every connection (about 1 ms) and
-    click-coloured names for every frame sent. Make them lazy, and plain: a crowd of sockets
-    connects several times faster (docs/performance.md)."""
-    try:
-        import autobahn.util
-        import autobahn.websocket.protocol
-    except ImportError:  # not under Daphne
-        return
-    autobahn.util._HAS_CLICK = False
-    autobahn.websocket.protocol.pformat = _Lazy  # type: ignore[attr-defined,assignment]

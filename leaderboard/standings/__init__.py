@@ -64,7 +64,7 @@ def board(day: dt.date, now: dt.datetime) -> Board:
 
 
 def needs_rebuild(day: dt.date, now: dt.datetime | None = None) -> bool:
-    """Whether ``day``'s Redis sets should be built from SQL (by the live board's broadcaster, or
+    """Whether ``day``'s Redis sets should be built from SQL (by the worker tier, or
     ``manage.py rebuild_board``): Redis is configured, the day is not over, and its sets are not
     ready. Meanwhile its board is read from SQL."""
     if not sets.enabled() or (now or timezone.now()) >= day_end(day):

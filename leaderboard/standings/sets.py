@@ -4,9 +4,11 @@
 SQL stays the truth. The sets are a cache of it: each change of an attempt is recorded in the
 after-commit path that makes the live board dirty (:func:`record`, from
 ``leaderboard.receivers``; a change that Redis refused is recorded again later, from SQL, by the
-live board's broadcaster); a day's sets are built from SQL (:func:`rebuild`) when they are
-missing for a day not over yet (never built, expired, or Redis was flushed or restarted) — by the
-broadcaster, as it finds them missing, or by ``manage.py rebuild_board`` — never by a read. Until
+worker tier's ``leaderboard.tasks.record_again``); a day's sets are built from SQL
+(:func:`rebuild`) when they are missing for a day not over yet (never built, expired, or Redis was
+flushed or restarted) — by the worker tier (``leaderboard.tasks.rebuild_board``, enqueued when
+the live board finds them missing, and ``rebuild_today`` every minute) or by ``manage.py
+rebuild_board`` — never by a read. Until
 a day's sets are whole and marked *ready*, and whenever Redis fails, its board is read from SQL
 (``leaderboard.standings.sql``).
 
@@ -283,7 +285,7 @@ def unready(day: dt.date) -> None:
 def rebuild(day: dt.date) -> bool:
     """Load ``day``'s attempts from SQL into its sets and mark the day ready. Returns False if
     another process holds the day's rebuild lock (or a flush interrupted this one). Called by the
-    live board's broadcaster and by ``manage.py rebuild_board``, never by a read."""
+    worker tier's tasks and by ``manage.py rebuild_board``, never by a read."""
     redis = client()
     keys = Keys(day)
     token = secrets.token_hex(8)

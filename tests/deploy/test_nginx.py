@@ -28,6 +28,7 @@ from tests.support import (
     Daphne,
     Nginx,
     RedisServer,
+    deal_days,
     django_env,
     migrate,
     next_action,
@@ -64,6 +65,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             NUM_PROXIES="1",
         )
         migrate(env)
+        deal_days(env)  # (today dealt, as the worker tier deals it)
         logs = (work / "access-a.log", work / "access-b.log")
         a = Daphne(env, work / "a.log", args=("--access-log", str(logs[0])))
         b = Daphne(env, work / "b.log", args=("--access-log", str(logs[1])))

@@ -38,6 +38,7 @@ from tests.support import (
     ROOT,
     Daphne,
     RedisServer,
+    deal_days,
     django_env,
     free_port,
     get_json,
@@ -207,6 +208,7 @@ def kill_daphne_under_load(
     database_url = database_url or f"sqlite:///{workdir / 'kill.sqlite3'}"
     env = django_env(database_url)
     migrate(env)
+    deal_days(env)  # (today dealt, as the worker tier deals it)
     log = workdir / "daphne-kill.log"
     port = free_port()
     server = Daphne(env, log, port=port).start()
@@ -358,6 +360,7 @@ def restart_redis_under_load(
     redis = RedisServer().start()
     env = django_env(f"sqlite:///{workdir / 'redis.sqlite3'}", redis.url)
     migrate(env)
+    deal_days(env)  # (today dealt, as the worker tier deals it)
     a = Daphne(env, workdir / "daphne-a.log").start()
     b = Daphne(env, workdir / "daphne-b.log").start()
     stop, watching, tally = threading.Event(), threading.Event(), Tally()

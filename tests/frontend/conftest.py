@@ -33,7 +33,7 @@ from playwright.sync_api import (
 )
 
 from games.engine import Canfield
-from tests.support import ROOT, TEST_DEAL_POSITIONS, Daphne, django_env, migrate
+from tests.support import ROOT, TEST_DEAL_POSITIONS, Daphne, Worker, django_env, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -92,7 +92,6 @@ def daphne_server(server_workdir: Path) -> Iterator[str]:
         f"sqlite:///{workdir / 'db.sqlite3'}",
         settings="tests.frontend.live_settings",
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
-        DEAL_AHEAD="on",  # today and tomorrow dealt by the server as it starts, as in production
     )
     migrate(env)
     # Yesterday is dealt too (as the operators' command deals a day): a past day with a solution.
@@ -104,7 +103,9 @@ def daphne_server(server_workdir: Path) -> Iterator[str]:
         capture_output=True,
         timeout=300,
     )
-    with Daphne(env, workdir / "daphne.log") as server:
+    # A worker beside the web process, as `make run` starts them: it deals today and tomorrow as
+    # it starts (its periodic duty), as in production.
+    with Daphne(env, workdir / "daphne.log") as server, Worker(env, workdir / "worker.log"):
         yield server.url
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from playwright.sync_api import WebSocketRoute, expect
 
 from tests.leaderboard.tops import boards
-from tests.support import Daphne, django_env, free_port, migrate
+from tests.support import Daphne, deal_days, django_env, free_port, migrate
 
 from .helpers import card, read_board, tap, wait_actions
 
@@ -133,6 +133,7 @@ def server_without_redis() -> Iterator[str]:
             settings="tests.frontend.live_settings",
         )
         migrate(env)
+        deal_days(env)  # (today dealt, as the worker tier deals it)
         with Daphne(env, Path(workdir) / "daphne.log") as server:
             yield server.url
 

@@ -106,17 +106,25 @@ def utc_today() -> dt.date:
 
 
 @contextmanager
-def solver_pool(workers: int = 1, queue: int = 0, held: int = 1) -> Iterator[list[Future[None]]]:
+def solver_pool(
+    workers: int = 1,
+    queue: int = 0,
+    held: int = 1,
+    budget: float | None = 60.0,
+    hold: float = 60.0,
+) -> Iterator[list[Future[None]]]:
     """A solver pool of ``workers`` and ``queue`` (made anew for the block), with ``held`` tasks
-    holding it until the block ends: ``with solver_pool():`` the pool is full. Yields the
-    holding tasks' futures."""
+    holding it until the block ends (or for ``hold`` seconds), each declaring ``budget`` (what
+    the pool believes: a worker due to be free that much later; ``None``, a short task of no
+    declared budget): ``with solver_pool():`` the pool is full, and not due to be free within
+    ``SOLVER_WAIT``. Yields the holding tasks' futures."""
     with (
         tempfile.TemporaryDirectory() as folder,
         override_settings(SOLVER_WORKERS=workers, SOLVER_QUEUE=queue),
     ):
         flag = os.path.join(folder, "release")
         pool.shutdown()
-        holders = [pool.submit(hold_until, flag) for _ in range(held)]
+        holders = [pool.admit(budget).start(hold_until, flag, hold) for _ in range(held)]
         try:
             yield holders
         finally:

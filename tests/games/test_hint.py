@@ -6,6 +6,7 @@ later hint along it without another search; only searches count against the hint
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -118,31 +119,45 @@ def test_a_position_off_the_line_costs_a_new_search(owner_api, game):
     assert Action.parse(again.json()["action"]) in Canfield.replay(CODE, [other]).legal_moves
 
 
-def test_a_full_pool_answers_busy_and_keeps_nothing(owner_api, game):
-    with solver_pool(workers=1, queue=0):  # the one worker is taken, and no room to wait
+def test_a_search_that_cannot_start_answers_busy_at_once_and_keeps_nothing(owner_api, game):
+    with solver_pool(workers=1, queue=4, budget=60):  # the one worker taken, due in a minute
+        started = time.monotonic()
         response = hint(owner_api, game)
+        took = time.monotonic() - started
 
+    assert took < 1  # not SOLVER_WAIT (2 s) waiting in a queue, nor its budget
     assert response.status_code == 503
     assert response.json() == {
         "code": "busy",
         "message": "The server is busy with other searches. Please try again in a moment.",
-        "retry_after": 1,  # a search's budget (HINT_SECONDS), whole seconds
+        "retry_after": 60,  # when the worker is due to be free
     }
-    assert response["Retry-After"] == "1"
+    assert response["Retry-After"] == "60"
     assert not HintStep.objects.filter(game=game).exists()
     assert hint(owner_api, game).json()["outcome"] == "win"  # room again: it searches
 
 
-def test_a_search_that_misses_its_deadline_answers_busy(owner_api, owner, settings):
-    settings.SOLVER_WAIT = 0.2
-    settings.HINT_SECONDS = 0.2
-    game = services.new_game(owner, code=HARD)
-    with solver_pool(workers=1, queue=1) as holders:  # the search waits behind the worker's task
+def test_a_search_waits_for_a_worker_due_to_be_free_soon(owner_api, game, settings):
+    settings.SOLVER_WAIT = 5
+    # A task of half a second holds the worker, and says so.
+    with solver_pool(workers=1, queue=1, budget=0.5, hold=0.5) as holders:
         response = hint(owner_api, game)
 
-        assert (response.status_code, response.json()["code"]) == (503, "busy")
-        assert not holders[0].done()  # answered at its deadline, not once the worker was free
-    assert not HintStep.objects.filter(game=game).exists()
+        assert holders[0].done()  # it waited for the worker, then searched
+    assert response.status_code == 200
+    assert response.json()["outcome"] == "win"
+
+
+def test_a_search_refused_busy_is_not_counted(owner_api, owner, throttle_rates):
+    throttle_rates(hints="2/min")
+    games = [services.new_game(owner, code=CODE) for _ in range(5)]  # five positions to search
+
+    with solver_pool(budget=60):
+        refused = [hint(owner_api, game).status_code for game in games]
+    searched = [hint(owner_api, game).status_code for game in games[:3]]
+
+    assert refused == [503] * 5  # none of them counted: never 429
+    assert searched == [200, 200, 429]  # the two searches that ran are what the limit counts
 
 
 def test_it_says_when_no_win_exists(owner_api, owner):

@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from games import pool, services
+from games import pool, services, worker
 from games.engine import GameRecord, verify_record
 from games.models import StoredRecord
 from tests.conftest import token_client
@@ -226,3 +226,58 @@ def test_readers_of_a_record_at_once_share_one_build(owner, other):
     assert len({a.content for a in answers}) == 1
     assert searches() == before + 1  # one build for all eight
     assert StoredRecord.objects.filter(game=game).count() == 1
+
+
+def test_a_kept_record_of_another_version_is_built_again_and_replaced(other_api, game):
+    play_tokens(game, WORKED_EXAMPLE)
+    services.resign(game, game.owner)
+    old_body = b'{"an":"older shape"}'
+    old = StoredRecord.objects.create(
+        game=game,
+        states=False,
+        body=gzip.compress(old_body),
+        etag="an-older-etag",
+        size=len(old_body),
+        version=worker.RECORD_VERSION - 1,
+    )
+    before = searches()
+
+    response = other_api.get(f"/api/games/{game.pk}/record/")
+
+    assert response.status_code == 200
+    assert searches() == before + 1  # built again, in the pool
+    body = response.json()
+    assert [m["token"] for m in body["moves"]] == WORKED_EXAMPLE
+    assert response["ETag"] != 'W/"an-older-etag"'
+    kept = StoredRecord.objects.get(game=game, states=False)
+    assert kept.pk == old.pk  # the row replaced, not a second one beside it
+    assert (kept.version, gzip.decompress(bytes(kept.body))) == (
+        worker.RECORD_VERSION,
+        response.content,
+    )
+    assert other_api.get(f"/api/games/{game.pk}/record/").content == response.content
+    assert searches() == before + 1  # and from now on read as kept
+
+
+def test_a_records_json_is_pinned_to_its_version():
+    """The bytes of one record, known: a change to a record's JSON (its fields, the player's
+    view, the text notation) fails here — then raise ``games.worker.RECORD_VERSION``, so that
+    the records kept in the older shape are built again, and pin the new bytes."""
+    head = {
+        "id": 1,
+        "kind": "practice",
+        "code": CODE,
+        "draw": 3,
+        "variant": "app",
+        "status": "resigned",
+        "result": "resigned",
+        "player": "owner",
+        "daily_date": None,
+        "score": 5,
+    }
+    log = [(0, "R-T2", 0), (1, "R-F1", 5), (2, "T2:2-T4", 5)]
+    fields = {"code": CODE, "player": "owner", "date": "2030-06-15", "result": "resigned"}
+
+    built = worker.build_record(head, log, {**fields, "score": 5}, states=True, sees_hidden=True)
+
+    assert (worker.RECORD_VERSION, built.etag) == (1, "786bbbf2ab49c8676cfe60b78741c51b")

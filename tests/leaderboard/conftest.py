@@ -62,9 +62,7 @@ def clock(request: pytest.FixtureRequest) -> Iterator[Clock]:
 def only_our_days(db: None) -> None:
     """No DailyDeal row but the test's own: the live-board broadcasts of other tests' daily games
     (transactional tests send the games signals) leave the real today's row behind."""
-    from leaderboard.live import broadcast
     from leaderboard.models import DailyDeal
 
-    assert broadcast.wait_idle(10)
     DailyDeal.objects.all().delete()
     store_test_deals(real_days=False)

@@ -3,13 +3,15 @@ whichever channel layer the settings configure (in memory, or Redis when REDIS_U
 
 pytest-asyncio is not installed: a test is an ``async def`` wrapped by :func:`run`, which runs it
 with asgiref's ``async_to_sync``. Database work inside goes through ``database_sync_to_async``.
-The tests use ``transactional_db``: the games signals go out on commit, and the broadcaster reads
-the board from its own thread.
+The tests use ``transactional_db``: the games signals go out on commit, and a broadcast reads the
+board from an executor thread. A change made before a test's first socket connects is published at
+once, in the thread that made it (no loop serves yet); once one has connected, the test's loop is
+the serving loop and its changes are flushed there, a window apart: a test waits for their frames.
+When the test's loop ends, so do the flushes it still had scheduled.
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import functools
 import json
@@ -21,7 +23,6 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 
 from canfield_site.asgi import application
-from leaderboard.live import broadcast
 
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 
@@ -64,6 +65,10 @@ async def frames_for(client: WebsocketCommunicator, seconds: float) -> list[Any]
     return frames
 
 
-async def settle(timeout: float = 10) -> None:
-    """Wait until the broadcasts that earlier changes caused have gone out."""
-    assert await asyncio.to_thread(broadcast.wait_idle, timeout), "the broadcaster never settled"
+async def frames_until_quiet(client: WebsocketCommunicator, quiet: float = 1.0) -> list[Any]:
+    """Every frame received until none comes for ``quiet`` seconds (the last change's update
+    has gone out: a flush follows a change within a window)."""
+    frames = []
+    while not await client.receive_nothing(timeout=quiet, interval=0.01):
+        frames.append(json.loads(await client.receive_from()))
+    return frames

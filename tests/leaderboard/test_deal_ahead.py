@@ -1,26 +1,25 @@
-"""Days are dealt ahead, off the web processes, once: the solver pool certifies; a day is claimed
-by one dealer whatever the number of processes or requests; a request never waits for the solver
-(503 ``deal_pending`` with Retry-After while it works); every server start keeps today and
-tomorrow dealt by itself (``leaderboard.keeper``)."""
+"""Days are dealt ahead, off the web processes, once: the worker tier certifies
+(``leaderboard.tasks.deal_ahead``); a day is claimed by one dealer whatever the number of
+processes; a request never waits for the solver and starts nothing (503 ``deal_pending`` with
+Retry-After until a worker has dealt the day). The worker processes themselves are tried in
+``tests/worker/test_deployment.py``."""
 
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
-import time
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
-from games import pool
 from games.engine.difficulty import Band, measure
 from games.models import Game
-from leaderboard import deals, keeper
+from leaderboard import deals, tasks
 from leaderboard.models import DailyDeal
-from tests.conftest import PASSWORD, token_client
+from tests.conftest import token_client
 from tests.games.test_concurrency import at_once
 from tests.leaderboard.helpers import player
-from tests.support import Daphne, django_env, migrate, post_json
 
 SECRET = "a test secret of the days dealt ahead"
 
@@ -37,21 +36,16 @@ def today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
 
-def wait_dealt(day: dt.date, timeout: float = 60) -> DailyDeal:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        row = deals.stored(day)
-        if row is not None:
-            return row
-        time.sleep(0.05)
-    raise AssertionError(f"{day} was not dealt within {timeout} s")
+def run_worker() -> None:
+    """A worker's run of the tasks ready now, in this process (``manage.py worker --batch``)."""
+    call_command("worker", "--batch")
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_first_requests_wait_for_no_search_and_one_search_deals_the_day():
+def test_the_first_requests_wait_for_no_search_and_the_worker_deals_the_day():
     DailyDeal.objects.filter(date=today()).delete()
     clients = [token_client(player(f"early{i}")) for i in range(6)]
-    before = pool.stats()["submitted"]
+    queued = DBTaskResult.objects.count()
 
     answers = at_once(*[lambda c=c: c.post("/api/daily/") for c in clients])
 
@@ -64,10 +58,16 @@ def test_the_first_requests_wait_for_no_search_and_one_search_deals_the_day():
         "retry_after": 2,
     }
     assert not Game.objects.filter(kind="daily").exists()  # nothing was created
-    row = wait_dealt(today())
-    assert pool.stats()["submitted"] == before + 1  # one certification, whoever asked
+    assert DBTaskResult.objects.count() == queued  # and nothing started: the worker tier deals
+    tasks.deal_ahead.enqueue()  # (its periodic run)
+
+    run_worker()
+
+    row = deals.stored(today())
+    assert row is not None
     assert row.code == deals.certify(today()).code  # the day's one deal under the secret
     assert row.dealing_until is None
+    assert deals.stored(today() + dt.timedelta(days=1)) is not None  # and tomorrow, ahead
 
     started = [c.post("/api/daily/") for c in clients]
 
@@ -77,12 +77,10 @@ def test_the_first_requests_wait_for_no_search_and_one_search_deals_the_day():
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_dealers_of_a_day_share_one_search():
     day = dt.date(2031, 1, 11)  # (a Saturday: the fierce band, where most candidates fall)
-    before = pool.stats()["submitted"]
 
     rows = at_once(*[lambda: deals.deal_of(day)] * 4)
 
-    assert len({(r.code, r.n, tuple(r.line), r.created) for r in rows}) == 1
-    assert pool.stats()["submitted"] == before + 1
+    assert len({(r.code, r.n, tuple(r.line), r.created) for r in rows}) == 1  # stored once
     assert DailyDeal.objects.filter(date=day).count() == 1
 
 
@@ -94,10 +92,10 @@ def test_a_day_that_cannot_be_certified_backs_off_and_says_so(settings):
 
     first = client.post("/api/daily/")
     assert (first.status_code, first.json()["code"]) == (503, "deal_pending")
-    for _ in range(400):  # the background dealer fails, and the day backs off
-        if DailyDeal.objects.get(date=today()).dealing_error:
-            break
-        time.sleep(0.05)
+    tasks.deal_ahead.enqueue()
+
+    run_worker()  # the worker's dealing fails, and the day backs off
+
     row = DailyDeal.objects.get(date=today())
     assert row.dealing_error == (
         f"no certified deal for {today().isoformat()} in 0 candidates "
@@ -143,43 +141,12 @@ def test_a_claim_is_given_once_and_lapses_when_its_holder_is_gone():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_keeper_deals_today_and_tomorrow_once():
+def test_the_worker_deals_today_and_tomorrow_once():
     now = timezone.now()
-    days = keeper.days_ahead(now)
+    days = tasks.days_ahead(now)
     assert days == [today(), today() + dt.timedelta(days=1)]
 
-    assert keeper.keep_dealt(now) == days
-    assert keeper.keep_dealt(now) == []  # dealt: nothing to do
+    assert tasks.keep_dealt(now) == days
+    assert tasks.keep_dealt(now) == []  # dealt: nothing to do
 
     assert [deals.stored(day) is not None for day in days] == [True, True]
-
-
-def test_a_fresh_server_deals_today_and_tomorrow_before_anyone_asks(tmp_path):
-    database = tmp_path / "db.sqlite3"
-    env = django_env(
-        f"sqlite:///{database}",
-        DEAL_AHEAD="on",
-        DAILY_DEAL_SECRET=SECRET,
-        DAILY_DEAL_SHORTEN_POSITIONS="0",
-    )
-    migrate(env)
-    days = [today().isoformat(), (today() + dt.timedelta(days=1)).isoformat()]
-
-    with Daphne(env, tmp_path / "daphne.log") as server:
-        dealt: list[str] = []
-        for _ in range(1200):  # nobody asks: the server deals them by itself
-            with sqlite3.connect(database) as db:
-                rows = db.execute(
-                    "SELECT date FROM leaderboard_dailydeal WHERE code != '' ORDER BY date"
-                ).fetchall()
-            dealt = [str(day) for (day,) in rows]
-            if dealt == days:
-                break
-            time.sleep(0.05)
-        assert dealt == days
-        status, body = post_json(
-            f"{server.url}/api/auth/signup/", {"username": "first", "password": PASSWORD}
-        )
-        assert status == 201
-        status, game = post_json(f"{server.url}/api/daily/", {}, token=body["token"])
-        assert (status, game["kind"], game["daily_date"]) == (201, "daily", days[0])

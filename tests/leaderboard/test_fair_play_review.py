@@ -19,7 +19,7 @@ from leaderboard import review
 from leaderboard.models import AttemptReview, FairPlayDecision
 from tests.conftest import PASSWORD, token_client
 from tests.leaderboard.helpers import OPENING, WON, attempt, play, player, store_deal, utc_today
-from tests.leaderboard.live import connect, next_frame, run, settle
+from tests.leaderboard.live import connect, next_frame, run
 
 pytestmark = pytest.mark.usefixtures("only_our_days")
 
@@ -107,7 +107,6 @@ async def test_a_disqualification_leaves_every_board_and_the_live_one_and_can_be
         return cheat, honest, token_client(cheat.owner), token_client(honest.owner)
 
     cheat, honest, cheat_api, honest_api = await setup()
-    await settle()
     client, snapshot = await connect(today)
     assert [row["player"] for row in snapshot["results"]] == ["cheat", "honest"]
 

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 
 from games import services as games
 from games.models import Game
-from leaderboard.live import broadcast, frames, model, snapshots
+from leaderboard.live import frames, model, snapshots
 from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today
-from tests.leaderboard.live import connect, frames_for, run, settle
+from tests.leaderboard.live import connect, frames_until_quiet, run
 from tests.leaderboard.tops import boards
 from tests.support import next_action
 
@@ -179,12 +179,6 @@ def test_an_unchanged_open_attempt_is_left_out_of_an_update(db, clock):
     assert (update["count"], update["size"], update["full"], update["left"]) == (3, 3, False, [])
 
 
-@pytest.fixture
-def _quiet(transactional_db):
-    yield
-    assert broadcast.wait_idle(10)
-
-
 @database_sync_to_async
 def db_attempt(name, tokens=()):
     return attempt(player(name), tokens)
@@ -202,20 +196,18 @@ def db_fresh(day, seq):
     return frames.snapshot_frame(day, seq)
 
 
-@pytest.mark.usefixtures("_quiet")
+@pytest.mark.usefixtures("transactional_db")
 @run
 async def test_a_socket_applying_its_updates_holds_the_stored_and_a_fresh_snapshot():
     today = utc_today()
     ann = await db_attempt("ann", ["R-T2"])
     bob = await db_attempt("bob", ["D"])
-    await settle()
     first, snapshot = await connect(today)
     held: Any = snapshot
 
     for game, tokens in ((ann, ["R-F1"]), (bob, ["D", "D"]), (ann, ["U", "R-F1", *WON[2:12]])):
         await db_play(game, tokens)
-    frames = await frames_for(first, 1.5)
-    await settle()
+    frames = await frames_until_quiet(first)
     for frame in frames:
         held = model.apply_update(held, frame)
 
@@ -229,12 +221,11 @@ async def test_a_socket_applying_its_updates_holds_the_stored_and_a_fresh_snapsh
     await second.disconnect()
 
 
-@pytest.mark.usefixtures("_quiet")
+@pytest.mark.usefixtures("transactional_db")
 @run
 async def test_every_socket_of_one_seq_receives_the_same_snapshot():
     today = utc_today()
     await db_attempt("ann", OPENING)
-    await settle()
 
     watchers = [await connect(today) for _ in range(5)]
 

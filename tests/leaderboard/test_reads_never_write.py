@@ -1,7 +1,9 @@
-"""Reads never write, nor rebuild: a day's Redis sets are built by the live board's broadcaster
-or by ``manage.py rebuild_board`` (SQL answers meanwhile); a change that Redis refused is
-recorded again by the broadcaster, without throwing the day's sets away; a day's live snapshot
-is stored only by a broadcast, compare-and-set on ``seq``, and never goes backwards."""
+"""Reads never write, nor rebuild: a day's Redis sets are built by the worker tier's
+``rebuild_board`` task, which the live board's broadcaster enqueues when it finds them missing, or
+by ``manage.py rebuild_board`` (SQL answers meanwhile); a change that Redis refused is recorded
+again by the worker tier's ``record_again`` task, without throwing the day's sets away; a day's
+live snapshot is stored only by a broadcast, compare-and-set on ``seq``, and never goes
+backwards."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
+from django_tasks_db.models import DBTaskResult
 
+from canfield_site import redis_bounds
 from games import services as games
-from leaderboard import redis_client, standings
+from leaderboard import redis_client, standings, tasks
 from leaderboard.live import broadcast, frames, snapshots
 from leaderboard.standings import sets
 from tests.leaderboard.helpers import OPENING, attempt, play, player, utc_today
@@ -48,18 +52,28 @@ def test_a_read_of_a_day_without_its_sets_is_answered_from_sql_and_builds_nothin
     )
 
 
+def enqueued(task: Any) -> list[tuple[list[Any], dict[str, Any]]]:
+    """The arguments of the runs of ``task`` that wait for a worker."""
+    rows = DBTaskResult.objects.filter(task_path=task.module_path, status="READY")
+    return [(row.args_kwargs["args"], row.args_kwargs["kwargs"]) for row in rows]
+
+
 @needs_redis
 @pytest.mark.django_db(transaction=True)
-def test_the_broadcaster_builds_a_days_missing_sets_after_a_change(clock, only_our_days):
+def test_a_flush_that_finds_a_days_sets_missing_has_the_worker_tier_build_them(
+    clock, only_our_days
+):
     today = utc_today()
-    ann = attempt(player("ann"), ["R-T2"], clock)
-    bob = attempt(player("bob"), ["D"], clock)
-    assert broadcast.wait_idle(10)
     sets.forget(today)  # (as a flushed or restarted Redis leaves them)
 
+    ann = attempt(player("ann"), ["R-T2"], clock)  # five changes, five flushes...
+    bob = attempt(player("bob"), ["D"], clock)
     play(ann, ["R-F1"], clock)
-    assert broadcast.wait_idle(10)
 
+    assert enqueued(tasks.rebuild_board) == [([today.isoformat()], {})]  # ... one rebuild
+    assert isinstance(standings.board(today, clock.now), standings.SqlBoard)  # meanwhile
+    assert snapshots.latest(today)["results"][0]["player"] == "ann"
+    assert tasks.rebuild_board.call(today.isoformat())  # as a worker runs it
     board = standings.board(today, clock.now)
     assert isinstance(board, sets.RedisBoard)
     assert [(g.pk, g.ply) for g in board.rows(0, 10)] == [(ann.pk, 2), (bob.pk, 1)]
@@ -70,13 +84,14 @@ def test_the_broadcaster_builds_a_days_missing_sets_after_a_change(clock, only_o
 def test_a_change_redis_refused_is_recorded_again_and_the_day_stays_ready(clock, only_our_days):
     today = utc_today()
     ann = attempt(player("ann"), ["R-T2"], clock)
-    assert broadcast.wait_idle(20)  # (its broadcast may be building the day's sets right now)
     assert sets.rebuild(today)
 
     with override_settings(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0"):  # nothing there
         play(ann, ["R-F1"], clock)  # its record is refused, after the commit
-    assert broadcast.wait_idle(20)
 
+    assert enqueued(tasks.record_again) == [([today.isoformat(), [ann.pk]], {})]
+    redis_bounds.breaker.reset()  # (a worker is a process of its own: it saw no Redis down)
+    assert tasks.record_again.call(today.isoformat(), [ann.pk]) == []  # as a worker runs it
     assert sets.ready(today)
     board = sets.board(today, clock.now)
     assert board is not None

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from games import services as games
 from games.models import Game
-from leaderboard.live import broadcast
 from leaderboard.standings import SqlBoard, order, sets, settled, sql
 from leaderboard.standings.order import OpenStanding, Standing
 from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today
@@ -310,4 +309,3 @@ def test_it_follows_moves_resignations_and_wins_after_each_commit(clock, only_ou
     clock.set(dt.datetime.combine(today + dt.timedelta(days=1), dt.time(0, 0, 30), tzinfo=dt.UTC))
     games.close_daily_attempts()
     agree()
-    assert broadcast.wait_idle(10)  # the live board's last broadcast, while the database is ours

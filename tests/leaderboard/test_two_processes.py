@@ -25,6 +25,7 @@ from leaderboard.deals import certify
 from tests.support import (
     TEST_DEAL_POSITIONS,
     Daphne,
+    deal_days,
     django_env,
     migrate,
     next_action,
@@ -77,6 +78,7 @@ def test_it_reaches_a_watcher_connected_to_another_process(database, tmp_path):
     today = dt.datetime.now(dt.UTC).date()
     env = django_env(database, REDIS_URL, DAILY_DEAL_SECRET=secret_for(today))
     migrate(env)
+    deal_days(env)  # (today dealt, as the worker tier deals it)
     with Daphne(env, tmp_path / "a.log") as a, Daphne(env, tmp_path / "b.log") as b:
         name = f"p{secrets.token_hex(6)}"
         ws_url = f"ws://127.0.0.1:{a.port}/ws/daily/{today.isoformat()}/"

@@ -1,5 +1,6 @@
-"""docker-compose.yml requires DAILY_DEAL_SECRET: a deployment never deals from a public secret,
-and its jobs service deals the coming days ahead."""
+"""docker-compose.yml requires DAILY_DEAL_SECRET: a deployment never deals from a public secret;
+its worker service runs the background duties (the days dealt ahead among them), and no web
+service runs anything but Daphne."""
 
 from __future__ import annotations
 
@@ -41,15 +42,23 @@ def test_the_compose_config_fails_without_the_daily_deal_secret(tmp_path):
     assert "set DAILY_DEAL_SECRET" in result.stderr
 
 
-def test_the_compose_config_passes_the_secret_and_prepares_the_deals(tmp_path):
+def test_the_compose_config_passes_the_secret_and_runs_the_worker_tier(tmp_path):
+    import yaml
+
     result = compose_config(tmp_path, DAILY_DEAL_SECRET="a-deployment-secret-of-32-bytes!")
 
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("DAILY_DEAL_SECRET: a-deployment-secret-of-32-bytes!") >= 4
-    jobs = " ".join(result.stdout.split())  # (its long command line may be wrapped)
-    assert "python manage.py prepare_daily_deals --days 3" in jobs
-    assert "python manage.py settle_days" in jobs
-    assert "python manage.py rebuild_board" in jobs
+    services = yaml.safe_load(result.stdout)["services"]
+    for name in ("web1", "web2", "worker", "migrate"):
+        secret = services[name]["environment"]["DAILY_DEAL_SECRET"]
+        assert secret == "a-deployment-secret-of-32-bytes!"
+    assert "jobs" not in services  # no loop of commands: the worker tier schedules the duties
+    worker = services["worker"]
+    assert worker["command"] == ["python", "manage.py", "worker"]
+    assert worker["healthcheck"]["test"] == ["CMD", "python", "manage.py", "workers", "--check"]
+    assert worker["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    for web in ("web1", "web2"):
+        assert "command" not in services[web]  # the image's: Daphne, and nothing else
 
 
 def test_the_cache_is_bounded_and_apart_from_the_rankings_sets(tmp_path):
@@ -62,7 +71,7 @@ def test_the_cache_is_bounded_and_apart_from_the_rankings_sets(tmp_path):
     assert cache[cache.index("--maxmemory") + 1] == "256mb"
     assert cache[cache.index("--maxmemory-policy") + 1] == "allkeys-lru"
     assert ranking[ranking.index("--maxmemory-policy") + 1] == "noeviction"  # never evicted
-    for web in ("web1", "web2", "jobs"):
+    for web in ("web1", "web2", "worker"):
         environment = services[web]["environment"]
         assert environment["REDIS_URL"] == "redis://redis:6379/0"
         assert environment["REDIS_CACHE_URL"] == "redis://cache:6379/0"

@@ -17,10 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 HTTP = ("rest_framework", "drf_spectacular", "canfield_site")
 APPS = ("games", "leaderboard", "frontend")
 #: The site's modules that every layer may import: standard library only (tested below).
-SHARED = ("canfield_site.formats",)
+SHARED = ("canfield_site.formats", "canfield_site.lifeline")
 #: What else the apps may use of ``canfield_site``, which is not HTTP: the bounded connections to
-#: Redis (redis-py and Django's settings).
-NOT_HTTP = ("canfield_site.redis_bounds",)
+#: Redis (redis-py and Django's settings) and the worker tier's schedule of periodic duties.
+NOT_HTTP = ("canfield_site.redis_bounds", "canfield_site.worker.schedule")
 #: The site's wiring, which names the apps: its URLs, its settings, its ASGI application.
 WIRING = ("urls.py", "settings.py", "asgi.py")
 
@@ -95,7 +95,7 @@ def test_the_site_imports_no_app_outside_its_wiring():
 
 def test_the_check_sees_the_site_s_wiring():
     assert offenders([ROOT / "canfield_site" / "asgi.py"], APPS) == {
-        "canfield_site/asgi.py": ["leaderboard", "leaderboard.routing"]
+        "canfield_site/asgi.py": ["games", "leaderboard.live.broadcast", "leaderboard.routing"]
     }
 
 

@@ -22,6 +22,7 @@ import pytest
 from tests.support import (
     BlackHole,
     Daphne,
+    deal_days,
     django_env,
     free_port,
     get_json,
@@ -55,6 +56,7 @@ def server(
             THROTTLE_ACTIONS="600/min",
         )
         migrate(env)
+        deal_days(env)  # (today dealt, as the worker tier deals it)
         log = work / "daphne.log"
         with Daphne(env, log) as daphne:
             yield daphne, log

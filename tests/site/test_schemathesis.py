@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import Daphne, django_env, migrate, post_json, start_daily
+from tests.support import Daphne, deal_days, django_env, migrate, post_json, start_daily
 
 pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
 
@@ -40,6 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daphne, s
     work = tmp_path_factory.mktemp("schemathesis")
     env = django_env(f"sqlite:///{work / 'db.sqlite3'}")
     migrate(env)
+    deal_days(env)  # (today dealt, as the worker tier deals it)
     with Daphne(env, work / "daphne.log") as daphne:
         status, body = post_json(
             f"{daphne.url}/api/auth/signup/",

@@ -175,3 +175,22 @@ def test_it_throttles_any_view_that_names_the_actions_scope(throttle_rates):
     throttle = ScopedThrottle()
     assert throttle.allow_request(request, View()) is True
     assert ScopedThrottle().allow_request(request, View()) is False
+
+
+def test_on_redis_a_count_is_in_the_caches_redis_for_every_process_to_see(settings, throttle_rates):
+    if not settings.REDIS_CACHE_URL:
+        pytest.skip("no Redis: the counts are this process's, in its in-memory cache")
+    import redis
+
+    from canfield_site.throttling import Counter
+
+    throttle_rates(hints="2/min")
+    counter = Counter("hints", "someone")
+    assert counter.hit() is None
+    assert counter.hit() is None
+    assert counter.hit() is not None  # the third of two a minute
+
+    # A connection of its own, as another process's, sees the two counted, under the cache's prefix.
+    seen = redis.Redis.from_url(settings.REDIS_CACHE_URL)
+    key = f"{settings.CACHES['default']['KEY_PREFIX']}:rl:hints:someone"
+    assert seen.zcard(key) == 2

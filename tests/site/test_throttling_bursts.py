@@ -12,9 +12,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import services
+from games import pool, services
 from games.models import Game
 from tests.conftest import PASSWORD, token_client
+from tests.games.helpers import solver_pool
 from tests.games.test_concurrency import at_once
 
 BURST = 40
@@ -114,16 +115,33 @@ def test_sign_ups_from_one_address_get_no_more_than_the_limit_through(throttle_r
 def test_hint_searches_get_no_more_than_the_limit_through(throttle_rates, settings):
     throttle_rates(hints="5/min")
     settings.HINT_SECONDS = 0.1
-    settings.SOLVER_WAIT = 60  # (every search that gets through waits for the pool: no busy)
+    # Every search waits for the pool's one worker, however many: none is refused busy.
+    settings.SOLVER_QUEUE = 12
+    settings.SOLVER_WAIT = 60
+    pool.shutdown()  # (made anew with these settings)
     owner = User.objects.create_user("owner", password=PASSWORD)
     games = [services.new_game(owner) for _ in range(12)]  # twelve positions: twelve searches
     client = token_client(owner)
 
     answers = burst(lambda i: client.get(f"/api/games/{games[i].pk}/hint/"), n=len(games))
+    pool.shutdown()
 
-    counted = statuses(answers)
-    assert counted[429] == len(games) - 5
-    assert counted[200] + counted[503] == 5
+    assert statuses(answers) == {200: 5, 429: len(games) - 5}
+
+
+def test_hint_searches_refused_busy_are_not_counted(throttle_rates, settings):
+    throttle_rates(hints="5/min")
+    settings.HINT_SECONDS = 0.1
+    owner = User.objects.create_user("owner", password=PASSWORD)
+    games = [services.new_game(owner) for _ in range(12)]
+    client = token_client(owner)
+
+    with solver_pool(workers=1, queue=4, budget=60):  # the worker held, due in a minute
+        refused = burst(lambda i: client.get(f"/api/games/{games[i].pk}/hint/"), n=len(games))
+    answers = [client.get(f"/api/games/{game.pk}/hint/") for game in games[:6]]
+
+    assert statuses(refused) == {503: len(games)}  # at once, and none of them counted
+    assert statuses(answers) == {200: 5, 429: 1}
 
 
 def test_records_with_every_state_get_no_more_than_the_limit_through(throttle_rates):

@@ -3,11 +3,10 @@ ahead, so that no player's first request waits for the solver.
 
 Each day without a stored deal is certified (``leaderboard.deals``: the first keyed candidate,
 not dead, whose difficulty is in its weekday's band, and that the solver proves winnable within
-``DAILY_DEAL_POSITIONS`` positions) in a solver pool of the command's own, and stored; a day
-already dealt keeps its deal (its difficulty is measured if it has none), and a day another
-process is dealing is waited for. Idempotent: run it daily, or more often (the ``jobs`` service of
-docker-compose.yml). Every web process also keeps today and tomorrow dealt by itself
-(``leaderboard.keeper``).
+``DAILY_DEAL_POSITIONS`` positions) in the command's own process, and stored; a day already dealt
+keeps its deal (its difficulty is measured if it has none), and a day another process is dealing
+is waited for. Idempotent: run it as often as you like. The worker tier keeps today and tomorrow
+dealt by itself (``leaderboard.tasks.deal_ahead``); this deals further ahead, or by hand.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """``manage.py rebuild_board``: build a day's Redis sorted sets from SQL if they are missing.
 
 With Redis configured, a day's board is read from its sorted sets once they are whole (*ready*),
-and from SQL until then (``leaderboard.standings.sets``). The live board's broadcaster builds
-them when it finds them missing; this command does it too, for today by default (``--day`` for
-another day not over yet), so that a quiet day is built as well. A day whose sets are ready is
-left as it is, unless ``--force``: then its sets are dropped and built afresh (its board is read
-from SQL meanwhile). The ``jobs`` service of docker-compose.yml runs it every five minutes.
+and from SQL until then (``leaderboard.standings.sets``). The worker tier builds them when the
+live board finds them missing, and today's every minute (``leaderboard.tasks``); this command does
+it by hand, for today by default (``--day`` for another day not over yet). A day whose sets are
+ready is left as it is, unless ``--force``: then its sets are dropped and built afresh (its board
+is read from SQL meanwhile).
 """
 
 from __future__ import annotations

@@ -1,0 +1,135 @@
+"""A web process stops fast and leaves nothing behind: real Daphne processes, each with its solver
+pool started (a hint), on one migrated SQLite file.
+
+- SIGTERM (``docker stop``, whose grace is 10 s): it exits within 5 s, with a live-board socket
+  open and a search in flight — whose request answers 503 ``busy``. (Before: a Daphne stopped
+  during a hint never exited: the request's thread waited for an event loop that was gone.)
+- ``kill -9``: its pool's workers, which it could not stop, end by themselves within seconds
+  (``games.worker.start_worker``). (Before: they ran on for good, adopted by init.)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import Daphne, django_env, get_json, migrate, post_json
+
+pytestmark = pytest.mark.backend_free  # its own processes and SQLite file
+
+PASSWORD = "felt-green-canfield-42"
+#: A deal the solver proves lost at once: a hint that starts the pool and ends in a moment.
+LOST = "CF1-D3-QJQSXIA"
+#: A deal the solver cannot tell in seconds: a hint that searches for its whole budget.
+HARD = "CF1-D3-OMQHOSD"
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    work = tmp_path_factory.mktemp("server-stop")
+    env = django_env(f"sqlite:///{work / 'db.sqlite3'}", THROTTLE_HINTS="off", HINT_SECONDS="5")
+    migrate(env)
+    return env
+
+
+def children(pid: int) -> set[int]:
+    """The processes ``pid`` started that still run, from every thread of it."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended and not yet reaped by its new parent, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in {"Z", "X"}
+
+
+def still_alive(pids: set[int], within: float) -> set[int]:
+    deadline = time.monotonic() + within
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return {pid for pid in pids if alive(pid)}
+
+
+def player(url: str) -> str:
+    name = f"p{secrets.token_hex(5)}"
+    post_json(f"{url}/api/auth/signup/", {"username": name, "password": PASSWORD})
+    status, body = post_json(f"{url}/api/auth/login/", {"username": name, "password": PASSWORD})
+    assert status == 200, body
+    return str(body["token"])
+
+
+def hint_on(url: str, token: str, code: str) -> tuple[int, Any]:
+    status, game = post_json(f"{url}/api/games/", {"code": code}, token)
+    assert status == 201, game
+    return get_json(f"{url}/api/games/{game['id']}/hint/", token)
+
+
+def pool_started(daphne: Daphne, token: str) -> set[int]:
+    """Start the process's solver pool with a hint: its children (the pool's worker, and
+    multiprocessing's resource tracker)."""
+    assert hint_on(daphne.url, token, LOST) == (200, {"outcome": "no_win"})
+    assert daphne.process is not None
+    started = children(daphne.process.pid)
+    commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started]
+    assert any(b"spawn_main" in command for command in commands), commands  # a pool's worker
+    return started
+
+
+def test_a_daphne_stops_within_5_s_of_sigterm_with_a_socket_open_and_a_search_in_flight(
+    env, tmp_path
+):
+    from websockets.sync.client import connect
+    from websockets.typing import Origin
+
+    log = tmp_path / "daphne.log"
+    with Daphne(env, log) as daphne:
+        assert daphne.process is not None
+        token = player(daphne.url)
+        workers = pool_started(daphne, token)
+        today = dt.datetime.now(dt.UTC).date()
+        url = f"ws://127.0.0.1:{daphne.port}/ws/daily/{today}/"
+        with connect(url, origin=Origin(daphne.url), open_timeout=10) as socket:
+            assert '"type":"snapshot"' in str(socket.recv(timeout=10))
+            answers: list[tuple[int, Any]] = []
+            searching = threading.Thread(
+                target=lambda: answers.append(hint_on(daphne.url, token, HARD))
+            )
+            searching.start()
+            time.sleep(1.5)  # (its search of 5 s is under way)
+
+            started = time.monotonic()
+            daphne.process.send_signal(signal.SIGTERM)
+            daphne.process.wait(timeout=10)
+            took = time.monotonic() - started
+            searching.join(timeout=10)
+
+    assert took < 5, f"stopped in {took:.1f} s"
+    assert daphne.process.returncode == 0
+    assert len(answers) == 1 and answers[0][0] == 503, answers  # answered, not cut off
+    assert answers[0][1]["code"] == "busy"
+    assert still_alive(workers, within=5) == set()
+    assert "Traceback" not in log.read_text()
+
+
+def test_a_daphne_killed_with_kill_9_leaves_no_solver_worker_behind(env, tmp_path):
+    with Daphne(env, tmp_path / "daphne.log") as daphne:
+        assert daphne.process is not None
+        workers = pool_started(daphne, player(daphne.url))
+
+        daphne.process.kill()
+        daphne.process.wait(timeout=10)
+
+        assert still_alive(workers, within=5) == set()

@@ -1,0 +1,79 @@
+"""Periodic duties are enqueued once per period for the whole deployment, however many workers
+beat (``canfield_site.worker.schedule``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+
+import pytest
+from django.db import connections
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from canfield_site.worker import schedule
+from canfield_site.worker.models import Duty
+from leaderboard import tasks as leaderboard_tasks
+
+SETTLE = "leaderboard.tasks.settle_days"
+
+
+def enqueued(name: str) -> int:
+    return DBTaskResult.objects.filter(task_path=name).count()
+
+
+def test_every_app_s_duties_are_registered():
+    assert leaderboard_tasks.settle_days  # (importing the tasks registers them)
+    assert {
+        "games.tasks.close_daily_attempts",
+        "leaderboard.tasks.deal_ahead",
+        "leaderboard.tasks.settle_days",
+        "leaderboard.tasks.rebuild_today",
+        "leaderboard.tasks.purge_reviews",
+        "canfield_site.worker.tasks.prune_task_results",
+    } <= set(schedule.DUTIES)
+    assert schedule.DUTIES[SETTLE].every == dt.timedelta(minutes=1)
+
+
+@pytest.mark.django_db
+def test_it_enqueues_a_duty_once_per_period():
+    now = timezone.now()
+
+    first = schedule.enqueue_due(now)
+    again = schedule.enqueue_due(now + dt.timedelta(seconds=59))
+    next_period = schedule.enqueue_due(now + dt.timedelta(seconds=60))
+
+    assert SETTLE in first  # a new deployment: every duty at once
+    assert again == []
+    assert SETTLE in next_period
+    assert enqueued(SETTLE) == 2
+    assert Duty.objects.get(name=SETTLE).next_run == now + dt.timedelta(seconds=120)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_workers_beating_at_once_enqueue_each_duty_once():
+    now = timezone.now()
+    barrier = threading.Barrier(6)
+    results: list[list[str]] = []
+
+    def beat() -> None:
+        try:
+            barrier.wait()
+            results.append(schedule.enqueue_due(now))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=beat) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    claimed = [name for names in results for name in names]
+    assert sorted(claimed) == sorted(schedule.DUTIES)  # each duty by exactly one of them
+    assert {name: enqueued(name) for name in schedule.DUTIES} == dict.fromkeys(schedule.DUTIES, 1)
+
+
+def test_a_duty_needs_a_positive_period():
+    with pytest.raises(ValueError, match="positive period"):
+        schedule.periodic(every=dt.timedelta(0))
