@@ -131,7 +131,54 @@ def deal_days(env: dict[str, str], days: int = 1, timeout: float = 300) -> None:
     )
 
 
-class Daphne:
+class _Child:
+    """A process of the site's (a server, a worker) whose output goes to ``log``; stopped with
+    SIGTERM (SIGKILL if it lingers), as a context manager too."""
+
+    def __init__(self, env: dict[str, str], log: Path | None = None) -> None:
+        self.env = env
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log_file: IO[bytes] | None = None
+
+    def _spawn(self, argv: list[str]) -> None:
+        if self.log is not None:
+            self._log_file = self.log.open("ab")
+        output = self._log_file if self._log_file is not None else subprocess.DEVNULL
+        self.process = subprocess.Popen(
+            argv, cwd=ROOT, env=self.env, stdout=output, stderr=subprocess.STDOUT
+        )
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def output(self) -> str:
+        if self.log is None or not self.log.exists():
+            return "(no log)"
+        return self.log.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        """Terminate the process (kill it if it lingers)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class Daphne(_Child):
     """One Daphne process serving the site: ``with Daphne(env, log) as server: server.url``."""
 
     def __init__(
@@ -141,13 +188,10 @@ class Daphne:
         port: int = 0,
         args: tuple[str, ...] = (),
     ) -> None:
-        self.env = env
-        self.log = log
+        super().__init__(env, log)
         self.port = port or free_port()
         #: More arguments for daphne (``("--access-log", path)``).
         self.args = args
-        self.process: subprocess.Popen[bytes] | None = None
-        self._log_file: IO[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -155,16 +199,9 @@ class Daphne:
 
     def start(self, ready_within: float = 30) -> Daphne:
         """Start the process and wait until it answers."""
-        if self.log is not None:
-            self._log_file = self.log.open("ab")
-        output = self._log_file if self._log_file is not None else subprocess.DEVNULL
-        self.process = subprocess.Popen(
+        self._spawn(
             [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port), *self.args]
-            + ["canfield_site.asgi:application"],
-            cwd=ROOT,
-            env=self.env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
+            + ["canfield_site.asgi:application"]
         )
         self.wait_ready(ready_within)
         return self
@@ -185,31 +222,8 @@ class Daphne:
                 raise RuntimeError(f"Daphne did not answer within {timeout} s: {self.output()}")
             time.sleep(0.1)
 
-    def output(self) -> str:
-        if self.log is None or not self.log.exists():
-            return "(no log)"
-        return self.log.read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        """Terminate the process (kill it if it lingers)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-
     def __enter__(self) -> Daphne:
         return self.start()
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
 
 class RedisServer:
@@ -632,56 +646,19 @@ class PostgresServer:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-class Worker:
+class Worker(_Child):
     """One worker of the worker tier (``manage.py worker``): ``with Worker(env, log) as w``."""
 
     def __init__(self, env: dict[str, str], log: Path | None = None, *args: str) -> None:
-        self.env = env
-        self.log = log
+        super().__init__(env, log)
         self.args = args
-        self.process: subprocess.Popen[bytes] | None = None
-        self._log_file: IO[bytes] | None = None
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
 
     def start(self) -> Worker:
-        if self.log is not None:
-            self._log_file = self.log.open("ab")
-        output = self._log_file if self._log_file is not None else subprocess.DEVNULL
-        self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "worker", *self.args],
-            cwd=ROOT,
-            env=self.env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+        self._spawn([sys.executable, "manage.py", "worker", *self.args])
         return self
-
-    def output(self) -> str:
-        if self.log is None or not self.log.exists():
-            return "(no log)"
-        return self.log.read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
 
     def __enter__(self) -> Worker:
         return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def children_of(pid: int) -> set[int]:
