@@ -19,6 +19,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.urls import re_path  # noqa: E402
 
 from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
+from canfield_site.socket_limits import SocketLimits, limit_daphne_connections  # noqa: E402
 from canfield_site.websocket import no_route  # noqa: E402
 from games import pool  # noqa: E402
 from leaderboard.live.broadcast import ServingLoop  # noqa: E402
@@ -38,15 +39,20 @@ websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
 # session and auth middleware cost a database-thread hop per connection and a wrapper per frame,
 # at thousands of sockets a process). A websocket that needs the user wraps its own route in
 # channels.auth.AuthMiddlewareStack.
+# Every websocket, whatever its route, within SocketLimits: its messages' size and rate, its
+# network's sockets, its language; and, inside Daphne, its unread output and every request's
+# header and body deadlines (canfield_site.socket_limits).
 # Outermost, ServingLoop: the loop the connections run on is the one the live board's
 # broadcasts of this process run on (leaderboard.live.broadcast); the process starts none.
 limit_daphne_bodies()
+limit_daphne_connections()
+websocket_limits = SocketLimits(AllowedHostsOriginValidator(URLRouter(websocket_routes)))
 application = ServingLoop(
     BodyLimitMiddleware(
         ProtocolTypeRouter(
             {
                 "http": django_asgi_app,
-                "websocket": AllowedHostsOriginValidator(URLRouter(websocket_routes)),
+                "websocket": websocket_limits,
             }
         )
     )

@@ -229,6 +229,15 @@ for _band in DAILY_DIFFICULTY_WEEK:
         )
 # The deadline of one day's certification, in seconds (it gives up, and tries again later).
 DAILY_DEAL_SECONDS = env_float("DAILY_DEAL_SECONDS", 600.0, minimum=1.0, maximum=3600.0)
+# Where a finished game's win slipped away (games.analysis, run by the worker tier): the solver's
+# budget for each position it solves (positions, not seconds: every worker decides alike), for
+# shortening the winning line it reports, the deadline of one whole analysis (a position still
+# undecided then leaves it undecided), and the most analyses of past days' daily attempts waiting
+# at once (each run of the sweep adds up to that many).
+ANALYSIS_POSITIONS = env_int("ANALYSIS_POSITIONS", 300_000, minimum=1000)
+ANALYSIS_SHORTEN_POSITIONS = env_int("ANALYSIS_SHORTEN_POSITIONS", 100_000, minimum=0)
+ANALYSIS_SECONDS = env_float("ANALYSIS_SECONDS", 120.0, minimum=1.0, maximum=3600.0)
+ANALYSIS_BATCH = env_int("ANALYSIS_BATCH", 10, minimum=1)
 # The worker tier (docs/architecture.md, "Background work"): background duties are tasks of
 # Django's Tasks API, kept in the database (django-tasks-db) and run by `manage.py worker`
 # processes, never by a web process. A worker polls for ready tasks every WORKER_INTERVAL seconds
@@ -437,10 +446,32 @@ else:
 MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
 MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 
+# Every websocket, in each web process (canfield_site.socket_limits): a message over
+# SOCKET_MAX_MESSAGE bytes is closed with 1009 (by Daphne before its payload is read); more
+# messages than SOCKET_MESSAGE_BURST at once, refilled at SOCKET_MESSAGES_PER_SECOND, are closed
+# with 1008 (pings count too); a client whose unread output in the process passes
+# SOCKET_MAX_PENDING bytes (beyond what the kernel holds; 64 KB at least, the size of Twisted's
+# own buffer) is dropped; a network (an IPv4 /24, an IPv6 /64) holds at most
+# SOCKET_MAX_PER_NETWORK sockets of a process, the next is refused with 4429.
+SOCKET_MAX_MESSAGE = env_int("SOCKET_MAX_MESSAGE", 4096, minimum=256)
+SOCKET_MESSAGES_PER_SECOND = env_float(
+    "SOCKET_MESSAGES_PER_SECOND", 10.0, minimum=0.1, maximum=10_000.0
+)
+SOCKET_MESSAGE_BURST = env_int("SOCKET_MESSAGE_BURST", 20, minimum=1)
+SOCKET_MAX_PENDING = env_int("SOCKET_MAX_PENDING", 256 * 1024, minimum=64 * 1024)
+SOCKET_MAX_PER_NETWORK = env_int("SOCKET_MAX_PER_NETWORK", 50, minimum=1)
+# Daphne's connections (canfield_site.socket_limits): a request's line and headers must arrive
+# within HTTP_HEADER_TIMEOUT seconds of the connection opening or its previous response ending,
+# and its body within HTTP_BODY_TIMEOUT seconds of its headers; else 408 and the connection is
+# closed. (A connection idle between requests is closed after HTTP_HEADER_TIMEOUT too.)
+HTTP_HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10.0, minimum=1.0, maximum=300.0)
+HTTP_BODY_TIMEOUT = env_float("HTTP_BODY_TIMEOUT", 30.0, minimum=1.0, maximum=3600.0)
+
 # The most actions one game may have, undos included: the next one is refused with 409
 # game_too_long (a game's log, its record and the cost of each action stay bounded).
 MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
-# A hint (practice games) searches for a winning line this long, in seconds, in the solver pool.
+# A hint (practice games) searches for a winning line this long, in seconds, in the solver pool;
+# a position it proves lost is walked back (to the last one that can still be won) within it too.
 HINT_SECONDS = env_float("HINT_SECONDS", 2.0, minimum=0.1, maximum=10.0)
 
 # The solver pool (games.pool): a player's searches (hints) and the records a request builds run
@@ -469,6 +500,11 @@ ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
 # An API token works for this many days after it was issued (then 401: log in again, which
 # issues a new one). Sessions (the pages) keep Django's own two weeks.
 TOKEN_LIFETIME_DAYS = env_int("TOKEN_LIFETIME_DAYS", 30, minimum=1)
+
+# A visitor's first practice game makes them a guest (canfield_site.accounts.guests); a guest
+# with no game started nor action played for this many days is deleted with their games by the
+# worker tier (accounts.tasks.purge_guests, hourly).
+GUEST_IDLE_DAYS = env_int("GUEST_IDLE_DAYS", 30, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -529,6 +565,15 @@ THROTTLE_RATES = {
     "states": env_rate("THROTTLE_STATES", "30/min"),
     # A hint may search for up to HINT_SECONDS: per player.
     "hints": env_rate("THROTTLE_HINTS", "20/min"),
+    # A practice game asks the solver, unasked, whether its position is lost (GET .../verdict/):
+    # searches like a hint's, per player, counted apart from the hints.
+    "verdicts": env_rate("THROTTLE_VERDICTS", "30/min"),
+    # New practice games: per player (guests too), and per network (/24 or /64) for everyone.
+    "practice": env_rate("THROTTLE_PRACTICE", "60/hour"),
+    "practice_network": env_rate("THROTTLE_PRACTICE_NETWORK", "300/hour"),
+    # Guests, per network: new guests (a visitor's first game makes one), and their new games.
+    "guests": env_rate("THROTTLE_GUESTS", "30/hour"),
+    "guest_games": env_rate("THROTTLE_GUEST_GAMES", "120/hour"),
 }
 
 REST_FRAMEWORK = {
@@ -568,6 +613,11 @@ SPECTACULAR_SETTINGS = {
         "canfield_site.schema.common_responses",
     ],
     "SERVE_INCLUDE_SCHEMA": False,
+    # Two payloads have a `status`: a game's and its analysis's, each its own enum.
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": ["in_progress", "won", "resigned"],
+        "AnalysisStatusEnum": ["analysing", "ready", "undecided"],
+    },
     # Swagger UI and Redoc from the drf-spectacular-sidecar package: no CDN at run time.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -1,11 +1,15 @@
-"""Rate limits by scope (signup, login, login_account, actions, states, hints), counted atomically.
+"""Rate limits by scope (signup, login, login_account, actions, states, hints, verdicts,
+practice, practice_network, guests, guest_games), counted atomically.
 
 A view opts in with `throttle_scope = "<scope>"`; ScopedThrottle is in DRF's
 DEFAULT_THROTTLE_CLASSES, so nothing else is needed. The rates are settings.THROTTLE_RATES
 (environment: THROTTLE_SIGNUP, THROTTLE_LOGIN, THROTTLE_LOGIN_ACCOUNT, THROTTLE_ACTIONS,
-THROTTLE_STATES, THROTTLE_HINTS). A client is its user when authenticated, else its IP address
-(behind proxies see REST_FRAMEWORK["NUM_PROXIES"]). Log-ins count by hand (LoginLimits): per
-address and per account; hints count their searches only (:func:`limit`).
+THROTTLE_STATES, THROTTLE_HINTS, THROTTLE_VERDICTS, THROTTLE_PRACTICE, THROTTLE_PRACTICE_NETWORK,
+THROTTLE_GUESTS, THROTTLE_GUEST_GAMES). A client is its user when authenticated, else its IP
+address (behind proxies see REST_FRAMEWORK["NUM_PROXIES"]). Log-ins count by hand (LoginLimits):
+per address and per account; hints and verdicts count their searches only (:func:`limit`); a new
+practice game counts against several limits at once, per player and per network (:class:`Limits`,
+:func:`network_key`).
 
 **Atomic under parallel requests.** A limit is a sliding log per key of the times of the requests
 it let through within the rate's period; one step drops the old ones, compares the count with the
@@ -45,7 +49,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
-from canfield_site import redis_bounds
+from canfield_site import networks, redis_bounds
 
 log = logging.getLogger(__name__)
 
@@ -235,3 +239,45 @@ def limit(scope: str, ident: str, message: str) -> Callable[[], None]:
             raise Throttled(math.ceil(wait), message)
 
     return count
+
+
+def network_key(request: HttpRequest | Request) -> str:
+    """What the per-network limits count ``request`` under: a hash of its client's network
+    (``canfield_site.networks``: the /24 or /64 of its address, behind ``NUM_PROXIES`` proxies),
+    or of the address itself when that is no IP address."""
+    drf_request = request if isinstance(request, Request) else Request(request)
+    address = BaseThrottle().get_ident(drf_request) or ""
+    network = networks.network(address)
+    text = f"net:{network}" if network is not None else f"address:{address}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class Limits:
+    """The limits of one request that must all admit it — a new practice game counts per player
+    and per network, and a guest's per network too — counted all or none.
+
+    :meth:`admit` counts one against each limit in turn; at the first that is full it gives back
+    what it had counted and raises that limit's 429 (``Throttled``, with the wait). Each count is
+    atomic (:class:`Counter`), so a burst of parallel requests gets no more through any limit
+    than it allows, and a request one limit refuses uses up none of the others.
+    :meth:`give_back` takes back the whole count when the work they limited was refused (a bad
+    code: nothing was made)."""
+
+    def __init__(self, *limits: tuple[str, str, str]) -> None:
+        """``limits``: (scope, ident, the 429's message) each, counted in this order."""
+        self.limits = limits
+        self._counted: list[Counter] = []
+
+    def admit(self) -> None:
+        for scope, ident, message in self.limits:
+            counter = Counter(scope, ident)
+            wait = counter.hit()
+            if wait is not None:
+                self.give_back()
+                raise Throttled(math.ceil(wait), message)
+            self._counted.append(counter)
+
+    def give_back(self) -> None:
+        for counter in self._counted:
+            counter.give_back()
+        self._counted = []

@@ -1,30 +1,61 @@
 """Page views. Each one only renders a template; the page's JavaScript module does the rest
-through the REST API (session auth + CSRF token)."""
+through the REST API (session auth + CSRF token).
+
+Every page knows who is there: ``username``, a player's name (empty for a visitor, and for a
+guest: a visitor who has played, ``canfield_site.accounts.guests``, who has no name to show),
+and ``guest``.
+"""
 
 import json
 from datetime import UTC, date, datetime
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from canfield_site.accounts.guests import is_guest
+from games import payloads, services
+from games.clock import utc_today
 from games.engine import Action, Canfield
+from games.models import Game
 
 
 def _render(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
     user = request.user
+    guest = is_guest(user)
     context.update(
         page=page,
-        username=user.get_username() if user.is_authenticated else "",
+        username=user.get_username() if user.is_authenticated and not guest else "",
+        guest=guest,
     )
     return render(request, f"frontend/{template}", context)
 
 
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
-    return _render(request, "home.html", "home")
+    """A player's home: today's deal, practice, their recent games (home.js). A visitor's, and a
+    guest's: a board to play at once — the game page's own (game.html, game.js) — with a short
+    welcome. It shows the guest's practice game in progress, else a random deal that is no game
+    yet: nothing is written for a page view (a crawler makes no guest); the first action makes
+    it a game (POST /api/games/ with its code), and the visitor a guest."""
+    user = request.user
+    if user.is_authenticated and not is_guest(user):
+        return _render(request, "home.html", "home")
+    today = utc_today()
+    current = None
+    if isinstance(user, User) and user.is_authenticated:
+        current = (
+            services.games_of(user)
+            .filter(kind=Game.Kind.PRACTICE, status=Game.Status.IN_PROGRESS)
+            .first()
+        )
+    if current is not None:
+        return _render(request, "home_play.html", "home", play=True, game_id=current.pk)
+    # A random deal, as a new practice game has it (unsaved: no owner yet).
+    deal = payloads.game_dict(services.dealt_game(User(username="")), today)
+    return _render(request, "home_play.html", "home", play=True, game_id="", deal=deal)
 
 
 #: The rules page's pictures and tour: the deal of the rules' worked example (RULES.md) and its
@@ -55,7 +86,10 @@ def rules(request: HttpRequest) -> HttpResponse:
 
 @ensure_csrf_cookie
 def game(request: HttpRequest, game_id: str) -> HttpResponse:
-    return _render(request, "game.html", "game", game_id=game_id)
+    """A game: its owner's (a player's, or a guest's) to play; anyone else is asked to log in."""
+    return _render(
+        request, "game.html", "game", game_id=game_id, play=request.user.is_authenticated
+    )
 
 
 @ensure_csrf_cookie
@@ -103,7 +137,8 @@ def solution(request: HttpRequest, day: str) -> HttpResponse:
 
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    if not get_user_model().objects.filter(username__iexact=username).exists():
+    # (a guest has no profile: leaderboard.services.find_player knows no guest either)
+    if not User.objects.filter(username__iexact=username, guest__isnull=True).exists():
         raise Http404(_("There is no player of that name."))
     return _render(request, "profile.html", "profile", profile_username=username)
 

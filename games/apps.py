@@ -9,9 +9,10 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from games import receivers, signals
-        from games.api import errors
+        from games.api import accounts, errors
 
         errors.register()  # the statuses of this app's refusals, the body of a GameError
+        accounts.register()  # a player's games: a guest who signs up keeps them
         signals.standing_changed.connect(
             receivers.standing_changed, dispatch_uid="games.standing_changed"
         )

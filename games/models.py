@@ -43,7 +43,7 @@ from games.engine import DealCode
 #: The shape of the engine views stored in ``Game.views``. Raise it whenever the engine's
 #: ``player_view()`` or ``full_view()`` changes shape; stored views of another version are
 #: rebuilt from the log.
-VIEWS_VERSION = 2
+VIEWS_VERSION = 3
 
 
 class GameQuerySet(models.QuerySet["Game"]):
@@ -217,17 +217,34 @@ class LoggedAction(models.Model):
 
 
 class HintStep(models.Model):
-    """A hint already found for a position of a practice game: what the solver's line plays
-    there (``action``) and the line's length from there (``remaining``), or that no win exists
-    from there (``outcome`` ``no_win``, no action). One search stores a step for every position of
-    its line, so that a player who follows the hints asks the solver once (``services.hint``).
-    A position's answer never changes: a step is written once and kept with its game."""
+    """What the solver found for a position of a practice game (``services.hint``,
+    ``services.verdict``): ``win``, with what its line plays there (``action``) and the line's
+    length from there (``remaining``); ``no_win``, proved lost; or ``unknown``, with the best move
+    the search found (not proved). One search stores a step for every position of its line, so
+    that a player who follows the hints asks the solver once. A proved answer never changes: it
+    is written once and kept with its game, and replaces an ``unknown`` one.
+
+    A ``no_win`` step also keeps where undo leads back to a position that can still be won:
+    ``undo_actions`` undos back (null: none found), for the way back ``undo_key``
+    (``games.engine.solver.undo_key``) — the same position reached with another past has other
+    positions behind it, and is walked back again."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hint_steps")
     digest = models.CharField(max_length=64, help_text="The position's key (games.worker)")
     outcome = models.CharField(max_length=8)
     action = models.CharField(max_length=16, blank=True, default="")
     remaining = models.PositiveIntegerField(null=True, blank=True)
+    undo_actions = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="no_win: undos back to the last position proved winnable (null: none)",
+    )
+    undo_key = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="no_win: the way back undo_actions holds for (solver.undo_key)",
+    )
 
     class Meta:
         constraints = [
@@ -262,3 +279,51 @@ class StoredRecord(models.Model):
 
     def __str__(self) -> str:
         return f"Record of #{self.game_id}{' with states' if self.states else ''}"
+
+
+class GameAnalysis(models.Model):
+    """Where a finished game's win slipped away (``games.analysis``): one row per game, written
+    by the worker tier (``games.tasks.analyse_game``) — or at once for a won game — and read by
+    ``GET /api/games/<id>/analysis/``. ``pending`` while its task (``task_id``) waits or runs;
+    then ``ready`` (``won``, ``winnable``: the deal could be won from the start, and the slip:
+    the action ``slip_ply`` played ``played`` where ``better`` began a winning line of ``line``
+    actions), ``undecided`` (the solver could not decide a position it needed within the
+    budget) or ``failed`` (the task raised: answered as undecided). ``version`` is the analysis'
+    (``games.analysis.ANALYSIS_VERSION``): a row of another version is computed again."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        READY = "ready"
+        UNDECIDED = "undecided"
+        FAILED = "failed"
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    version = models.PositiveSmallIntegerField(
+        help_text="games.analysis.ANALYSIS_VERSION; another is computed again"
+    )
+    task_id = models.CharField(
+        max_length=64, blank=True, default="", help_text="The pending analysis' task"
+    )
+    won = models.BooleanField(default=False)
+    winnable = models.BooleanField(
+        null=True, help_text="Whether the deal could be won from the start (null: undecided)"
+    )
+    slip_ply = models.PositiveIntegerField(
+        null=True, help_text="The action after which no win was left (1 = the first action)"
+    )
+    played = models.CharField(max_length=16, blank=True, default="", help_text="Its token")
+    better = models.CharField(
+        max_length=16, blank=True, default="", help_text="The first action of a winning line"
+    )
+    line = models.PositiveIntegerField(null=True, help_text="That winning line's length")
+    solves = models.PositiveSmallIntegerField(default=0, help_text="Positions solved")
+    positions = models.PositiveIntegerField(default=0, help_text="Positions the solver searched")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "game analyses"
+
+    def __str__(self) -> str:
+        return f"Analysis of #{self.game_id}: {self.status}"

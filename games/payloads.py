@@ -12,7 +12,9 @@ What a payload may show is decided here, in one place:
   below its top;
 - ``code`` is ``null`` for a daily deal until its UTC day is over;
 - ``full_state`` (the engine's ``full_view()``, every card) appears only once the game is over
-  and its code is public; otherwise it is ``null``.
+  and its code is public; otherwise it is ``null``;
+- ``verdict`` (what the solver already said of the position: an outcome and an undo count, no
+  move) is looked up only for a practice game in progress — a daily attempt's is always ``null``.
 
 Every builder takes ``today`` (the current UTC date) and shows a daily attempt whose day is over
 as closed (``Game.apply_day_end``, in memory: reads never write).
@@ -21,6 +23,7 @@ as closed (``Game.apply_day_end``, in memory: reads never write).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
 from canfield_site.formats import IsoDate, IsoDateTime, iso
@@ -34,6 +37,34 @@ Result = Annotated[
     Literal["in_progress", "won", "resigned", "closed"],
     "'closed': a daily attempt closed as it stood when its day ended.",
 ]
+
+
+class UndoDict(TypedDict):
+    """Where undo leads back to the last position of the game that the solver proves can still be
+    won; every position between is proved lost."""
+
+    actions: Annotated[int, "Undos from this position: 1 to the game's undo depth."]
+    ply: Annotated[int, "The game's ply after those undos (each undo is an action)."]
+
+
+Outcome = Annotated[
+    Literal["win", "no_win", "unknown"],
+    "'win': a winning line exists (proved); 'no_win': none exists (proved: every reachable "
+    "position searched); 'unknown': the solver could not tell in time.",
+]
+
+
+class VerdictDict(TypedDict):
+    """What the solver says of a practice game's position, without a move: whether it can still
+    be won, and for a lost one where undo leads back to a position that can."""
+
+    outcome: Outcome
+    proved: Annotated[bool, "Whether the outcome is a proof: true for win and no_win."]
+    undo: Annotated[
+        UndoDict | None,
+        "With no_win: the last earlier position proved winnable that undo reaches; null when "
+        "none was proved within the search's time or the undo history has none.",
+    ]
 
 
 class GameSummary(TypedDict):
@@ -62,6 +93,12 @@ class GameDict(GameSummary):
     full_state: Annotated[
         FullView | None, "Every card; only for a finished game whose code is public."
     ]
+    verdict: Annotated[
+        VerdictDict | None,
+        "A practice game in progress: what the solver already said of this position (by a hint "
+        "or GET .../verdict/), or null when it has not been asked (or the position is lost and "
+        "its way back was found from another past). Always null for a daily attempt.",
+    ]
 
 
 class PlayedGameDict(GameDict):
@@ -83,21 +120,42 @@ class RecordDict(GameSummary):
 
 
 class HintDict(TypedDict):
-    """The next action of a winning line from the game's position and the line's length
-    (``win``); or ``no_win``: no win exists from here (a proof); or ``unknown``: the solver could
-    not tell in time."""
+    """A hint: the next action of a winning line and the line's length (``win``); or, when the
+    solver could not tell in time, the best move it found (``unknown``, not proved); or none
+    (``no_win``, proved), with where undo leads back to a position that can still be won."""
 
-    outcome: Literal["win", "no_win", "unknown"]
-    action: NotRequired[Annotated[str, "With win: the next action's token."]]
-    remaining: NotRequired[
-        Annotated[int, "With win: the winning line's length, this action included."]
+    outcome: Outcome
+    action: Annotated[
+        str | None,
+        "The action to play (a token): with win, the next of a winning line; with unknown, the "
+        "best move found, not proved (null only if no action is legal); null with no_win.",
     ]
+    remaining: Annotated[
+        int | None, "With win: the winning line's length, this action included; else null."
+    ]
+    proved: Annotated[bool, "Whether the outcome is a proof: true for win and no_win."]
+    undo: Annotated[UndoDict | None, "With no_win: as in a verdict (Verdict.undo); else null."]
+
+
+def _undo_dict(found: services.Hint) -> UndoDict | None:
+    if found.undo is None:
+        return None
+    return {"actions": found.undo.actions, "ply": found.undo.ply}
 
 
 def hint_dict(found: services.Hint) -> HintDict:
-    if found.outcome == "win" and found.action is not None and found.remaining is not None:
-        return {"outcome": "win", "action": found.action, "remaining": found.remaining}
-    return {"outcome": found.outcome}
+    return {
+        "outcome": found.outcome,
+        "action": found.action,
+        "remaining": found.remaining if found.outcome == "win" else None,
+        "proved": found.proved,
+        "undo": _undo_dict(found),
+    }
+
+
+def verdict_dict(found: services.Hint) -> VerdictDict:
+    """A solver's answer without its move (:func:`hint_dict` less ``action`` and ``remaining``)."""
+    return {"outcome": found.outcome, "proved": found.proved, "undo": _undo_dict(found)}
 
 
 def summary(game: Game, today: dt.date) -> GameSummary:
@@ -117,10 +175,18 @@ def summary(game: Game, today: dt.date) -> GameSummary:
     }
 
 
-def game_dict(game: Game, today: dt.date) -> GameDict:
-    """The Game JSON of ``game`` as it stands on ``today`` (the current UTC date)."""
+def game_dict(
+    game: Game, today: dt.date, verdicts: Mapping[int, services.Hint] | None = None
+) -> GameDict:
+    """The Game JSON of ``game`` as it stands on ``today`` (the current UTC date). ``verdicts``:
+    the kept answers of a page of games (``services.kept_verdicts``: one query for the page),
+    when the caller has looked them up; else this game's is looked up (one query, for a practice
+    game in progress)."""
     views = services.views_of(game)
     head = summary(game, today)
+    if verdicts is None:
+        verdicts = services.kept_verdicts([game])
+    kept = verdicts.get(game.pk)
     return {
         **head,
         "ply": game.ply,
@@ -133,6 +199,7 @@ def game_dict(game: Game, today: dt.date) -> GameDict:
         "full_state": (
             views["full"] if head["code"] is not None and not game.is_in_progress else None
         ),
+        "verdict": None if kept is None else verdict_dict(kept),
     }
 
 

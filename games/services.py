@@ -44,7 +44,7 @@ from games.engine import (
     PlayerView,
 )
 from games.engine import state as engine_state
-from games.engine.solver import Outcome
+from games.engine.solver import Outcome, undo_key
 from games.errors import GameError, engine_refusal, not_found
 from games.models import VIEWS_VERSION, Game, GameQuerySet, HintStep, LoggedAction
 
@@ -105,9 +105,9 @@ class GameViews(TypedDict):
 
 
 def views_from(engine: Canfield, sees_hidden: bool = False) -> GameViews:
-    """``sees_hidden``: the player view's answers about what is ahead (Finish, the stuck notice)
-    may use the hidden cards — for a practice game, never for a daily attempt (PRODUCT.md, "Fair
-    play"; ``games.engine.finish``)."""
+    """``sees_hidden``: the player view's answer about Finish may use the hidden cards — for a
+    practice game, never for a daily attempt (PRODUCT.md, "Fair play"; ``games.engine.finish``).
+    The stuck notice answers from what the player sees either way."""
     return {"player": engine.player_view(sees_hidden=sees_hidden), "full": engine.full_view()}
 
 
@@ -225,6 +225,30 @@ def new_game(
     ``attempt_exists``. A bad code is ``invalid_code``; a practice game of a daily deal's deck not
     public yet, ``daily_not_public`` (see :data:`DeckGuard`).
     """
+    game = dealt_game(owner, code, draw, variant, kind, daily_date)
+    try:
+        with transaction.atomic():
+            game.save()
+            _announce(game)
+    except IntegrityError:
+        if kind == Game.Kind.DAILY:
+            raise GameError(
+                "attempt_exists", _("You already have your ranked attempt at this daily deal.")
+            ) from None
+        raise
+    return game
+
+
+def dealt_game(
+    owner: User,
+    code: str | DealCode | None = None,
+    draw: int | None = None,
+    variant: str | None = None,
+    kind: str = Game.Kind.PRACTICE,
+    daily_date: dt.date | None = None,
+) -> Game:
+    """The game :func:`new_game` starts, dealt and checked by the same rules but not saved: a
+    page may show a deal before its first action makes it a game (the home page's board)."""
     try:
         if code is None:
             deal = DealCode.random(draw or 3, variant or "app")  # type: ignore[arg-type]
@@ -258,16 +282,6 @@ def new_game(
     engine = Canfield(deal)
     game = Game(owner=owner, code=str(deal), kind=kind, daily_date=daily_date)
     _sync(game, engine)
-    try:
-        with transaction.atomic():
-            game.save()
-            _announce(game)
-    except IntegrityError:
-        if kind == Game.Kind.DAILY:
-            raise GameError(
-                "attempt_exists", _("You already have your ranked attempt at this daily deal.")
-            ) from None
-        raise
     return game
 
 
@@ -468,29 +482,90 @@ def close_daily_attempts(today: dt.date | None = None) -> dict[dt.date, int]:
     return closed
 
 
-# --- hints ------------------------------------------------------------------------------------
+# --- hints and verdicts ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Where undo leads back to the last position that can still be won: ``actions`` undos from
+    the game's position, after which the game's ply is ``ply`` (each undo is an action)."""
+
+    actions: int
+    ply: int
 
 
 @dataclass(frozen=True)
 class Hint:
+    """What the solver says of a game's position: ``win``, with the next action of a winning line
+    and the line's length; ``no_win``, proved, with where undo leads back to a position that can
+    still be won (``undo``, or None: none found); ``unknown``, with the best move the search found
+    (``action``, not proved; None only when no action is legal)."""
+
     outcome: Outcome
     action: str | None = None
     remaining: int | None = None
+    undo: Undo | None = None
+
+    @property
+    def proved(self) -> bool:
+        """Whether the outcome is a proof (``win``, ``no_win``) rather than a guess."""
+        return self.outcome != "unknown"
 
 
 def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = None) -> Hint:
-    """The next action of a winning line from ``user``'s practice game as it stands, and the
-    line's length; or that no win exists from here; or that the solver could not tell within
-    ``settings.HINT_SECONDS``. A hint knows the hidden cards: a daily attempt gets none
-    (``hints_not_allowed``), a finished game neither (``game_over``).
+    """What the solver says of ``user``'s practice game as it stands (:class:`Hint`): the next
+    action of a winning line and the line's length; or that no win exists from here, and how many
+    undos lead back to the last position that can still be won; or, when the solver cannot tell
+    within ``settings.HINT_SECONDS``, the best move it found. A hint knows the hidden cards: a
+    daily attempt gets none (``hints_not_allowed``), a finished game neither (``game_over``).
 
     A search costs seconds of a worker (``games.pool``: ``busy`` at once when no worker is free
     or due to be soon), so it happens once per line: it keeps a step for every position of the
-    winning line it found (and a position proved lost), and a hint from a position already kept
-    is a lookup. Only a search calls ``before_search`` (the API's rate limit: following the hints
-    is never limited; a position off every kept line costs a new search), and only once a worker
-    is reserved for it: a search refused ``busy`` is never counted, and one that
-    ``before_search`` refuses gives its worker back unused."""
+    winning line it found (and every position it proved lost, and a position it could not
+    decide), and a hint from a position already kept is a lookup. Only a search calls
+    ``before_search`` (the API's rate limit: following the hints is never limited; a position off
+    every kept line costs a new search), and only once a worker is reserved for it: a search
+    refused ``busy`` is never counted, and one that ``before_search`` refuses gives its worker
+    back unused."""
+    return _consult(_hintable(game_id, user), before_search)
+
+
+def verdict(game_id: int, user: Viewer, before_search: Callable[[], None] | None = None) -> Hint:
+    """What the solver says of ``user``'s practice game as it stands, for the game to say
+    unasked that it is lost: the same answer as :func:`hint`, with the same refusals, lookups,
+    searches and steps kept — its caller shows no action (help the player did not ask for).
+    ``before_search`` counts a search (the API's own limit for verdicts)."""
+    return _consult(_hintable(game_id, user), before_search)
+
+
+def kept_verdicts(games: Iterable[Game]) -> dict[int, Hint]:
+    """The kept answers for the positions of ``games`` as they stand, by game id, in one query:
+    for each practice game in progress whose position a search has answered (with its way back,
+    for a lost one), never a search. A daily attempt is never looked up."""
+    wanted: dict[tuple[int, str], tuple[Game, Canfield]] = {}
+    for game in games:
+        if game.is_daily or not game.is_in_progress:
+            continue
+        engine = engine_of(game)
+        wanted[(game.pk, engine.position_digest())] = (game, engine)
+    if not wanted:
+        return {}
+    steps = HintStep.objects.filter(
+        game_id__in={pk for pk, _ in wanted}, digest__in={digest for _, digest in wanted}
+    )
+    found: dict[int, Hint] = {}
+    for step in steps:
+        pair = wanted.get((step.game_id, step.digest))
+        if pair is None:
+            continue  # (another game's position, of the same digest)
+        answer = _answer(pair[0], pair[1], step)
+        if answer is not None:
+            found[step.game_id] = answer
+    return found
+
+
+def _hintable(game_id: int, user: Viewer) -> Game:
+    """``user``'s game, if the solver may answer about it: a practice game in progress."""
     game = get_game(game_id, user)
     game.apply_day_end(utc_today())
     if game.is_daily and game.is_in_progress:
@@ -500,16 +575,40 @@ def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = 
         )
     if not game.is_in_progress:
         raise _game_over(game)
+    return game
+
+
+def _answer(game: Game, engine: Canfield, step: HintStep) -> Hint | None:
+    """The answer a kept ``step`` gives for ``game``'s position (``engine``); None for a lost
+    position kept with the way back of another past (the same position, other positions behind
+    it: to be walked back again)."""
+    if step.outcome != "no_win":
+        return Hint(step.outcome, step.action or None, step.remaining)  # type: ignore[arg-type]
+    if step.undo_key != undo_key(engine):
+        return None
+    return Hint("no_win", undo=_undo(game, step.undo_actions))
+
+
+def _undo(game: Game, actions: int | None) -> Undo | None:
+    return None if actions is None else Undo(actions, game.ply + actions)
+
+
+def _consult(game: Game, before_search: Callable[[], None] | None) -> Hint:
+    """The kept answer for ``game``'s position, else a search in the solver pool (counted by
+    ``before_search`` once admitted), whose steps are kept."""
     engine = engine_of(game)
-    digest = engine.position_digest()
-    kept = HintStep.objects.filter(game=game, digest=digest).first()
+    kept = HintStep.objects.filter(game=game, digest=engine.position_digest()).first()
     if kept is not None:
-        return Hint(kept.outcome, kept.action or None, kept.remaining)  # type: ignore[arg-type]
+        answer = _answer(game, engine, kept)
+        if answer is not None:
+            return answer
+    # A lost position kept with another past is only walked back; any other is solved.
+    task = worker.hint_line if kept is None else worker.lost_outlook
     seconds = settings.HINT_SECONDS
     with pool.admit(seconds) as admission:
         if before_search is not None:
             before_search()
-        future = admission.start(worker.hint_line, game.code, engine_state.dump(engine), seconds)
+        future = admission.start(task, game.code, engine_state.dump(engine), seconds)
     found = pool.wait(future, seconds)
     log.info(
         "hint: searched game %s at ply %s: %s, %d steps kept",
@@ -518,20 +617,33 @@ def hint(game_id: int, user: Viewer, before_search: Callable[[], None] | None = 
         found.outcome,
         len(found.steps),
     )
-    HintStep.objects.bulk_create(
-        [
-            HintStep(
-                game=game,
-                digest=step.digest,
-                outcome=found.outcome,
-                action=step.action or "",
-                remaining=step.remaining,
-            )
-            for step in found.steps
-        ],
-        ignore_conflicts=True,  # (two requests for one position at once: the same answer)
-    )
+    _keep(game, found.steps)
     if not found.steps:
         return Hint(found.outcome)
     first = found.steps[0]
-    return Hint(found.outcome, first.action, first.remaining)
+    return Hint(first.outcome, first.action, first.remaining, _undo(game, first.undo))
+
+
+def _keep(game: Game, steps: Iterable[worker.HintStep]) -> None:
+    """Keep ``steps`` for ``game``: a proved answer replaces an ``unknown`` one, and a lost
+    position's new way back replaces the one kept before; a kept win stays as it is."""
+    steps = list(steps)
+    proved = [step.digest for step in steps if step.outcome != "unknown"]
+    with transaction.atomic():
+        if proved:
+            HintStep.objects.filter(game=game, digest__in=proved).exclude(outcome="win").delete()
+        HintStep.objects.bulk_create(
+            [
+                HintStep(
+                    game=game,
+                    digest=step.digest,
+                    outcome=step.outcome,
+                    action=step.action or "",
+                    remaining=step.remaining,
+                    undo_actions=step.undo,
+                    undo_key=step.undo_key,
+                )
+                for step in steps
+            ],
+            ignore_conflicts=True,  # (two requests for one position at once: the same answer)
+        )

@@ -6,7 +6,9 @@ Each function takes and returns plain, picklable values:
 
 - :func:`hint_line`: solve a game's position and return the whole winning line, each step with
   the key of the position it is played from, so that the web process can answer every later hint
-  along the line with a lookup;
+  along the line with a lookup; or the best move found when it cannot tell; or, for a position
+  proved lost, the walk back to the last position undo reaches that can still be won;
+- :func:`lost_outlook`: that walk back alone, for a position already known to be lost;
 - :func:`certify_day`: find a day's certified deal (``games.engine.certify``), in the day's band
   of difficulty;
 - :func:`measure_deal`: the difficulty of a deal (``games.engine.difficulty``);
@@ -26,15 +28,16 @@ import gzip
 import hashlib
 import json
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Action, Canfield, DealCode, GameRecord
+from games.engine import UNDO, Action, Canfield, DealCode, GameRecord
 from games.engine import state as engine_state
 from games.engine.certify import Certified, certify
 from games.engine.difficulty import Band, Difficulty, measure
-from games.engine.solver import Outcome, solve
+from games.engine.solver import Outcome, SolveResult, last_winnable, solve, undo_key
 
 #: gzip level of stored records: level 6 is within a few per cent of 9 on game records, at a
 #: third of its time.
@@ -43,19 +46,28 @@ GZIP_LEVEL = 6
 
 @dataclass(frozen=True)
 class HintStep:
-    """One position of a hinted line: its key, the action to play there, and the line's length
-    from there (this action included). For ``no_win`` the one step has no action."""
+    """What the solver found for one position (by its key, ``Canfield.position_digest``): for
+    ``win``, the action a winning line plays there and the line's length from there (this action
+    included); for ``unknown``, the best move the search found (not proved), or none; for
+    ``no_win``, no action, and how many undos back the last position that can still be won lies
+    (``undo``, or None: none found) for the way back of key ``undo_key``
+    (``games.engine.solver.undo_key``)."""
 
     digest: str
+    outcome: Outcome
     action: str | None
     remaining: int | None
+    undo: int | None = None
+    undo_key: str = ""
 
 
 @dataclass(frozen=True)
 class HintLine:
+    #: The outcome of the position asked about.
     outcome: Outcome
-    #: For ``win``, a step for every position of the line but the last (the won position); for
-    #: ``no_win``, the one position solved; for ``unknown``, nothing.
+    #: The position asked about first. For ``win``, a step for every position of the line but the
+    #: last (the won position); for ``unknown``, the one position; for ``no_win``, the position
+    #: and every position walked back from it (:func:`lost_outlook`).
     steps: tuple[HintStep, ...]
     #: The worker's process id: where the search ran.
     pid: int
@@ -63,19 +75,63 @@ class HintLine:
 
 def hint_line(code: str, state: str, seconds: float) -> HintLine:
     """Solve the position stored as ``state`` (``games.engine.state.dump``) of a game of
-    ``code`` within ``seconds``, and walk the winning line found."""
+    ``code``, all within ``seconds``: walk the winning line found; or give the best move found
+    when the solver cannot tell; or, when the position is proved lost, walk back with the rest of
+    the time (:func:`lost_outlook`)."""
+    deadline = time.monotonic() + seconds
     engine = engine_state.load(code, state)
     result = solve(engine, seconds=seconds)
     if result.outcome == "no_win":
-        return HintLine("no_win", (HintStep(engine.position_digest(), None, None),), os.getpid())
-    if result.outcome != "win":
-        return HintLine(result.outcome, (), os.getpid())
+        steps = _walk_back(engine, deadline - time.monotonic())
+    else:
+        steps = _steps(engine, result)
+    return HintLine(result.outcome, steps, os.getpid())
+
+
+def lost_outlook(code: str, state: str, seconds: float) -> HintLine:
+    """For the position stored as ``state`` of a game of ``code``, known to be lost: the last
+    position before it that undo reaches and the solver proves winnable, within ``seconds``
+    (``games.engine.solver.last_winnable``). Keeps what the walk learns on the way: a step for
+    the position, one for each position walked (lost, each with its own way back to the same
+    target), and the winning line of the target, or the best move of the position the walk could
+    not decide."""
+    engine = engine_state.load(code, state)
+    return HintLine("no_win", _walk_back(engine, seconds), os.getpid())
+
+
+def _steps(engine: Canfield, result: SolveResult) -> tuple[HintStep, ...]:
+    """The steps of ``result`` (a win, or unknown), found from ``engine``'s position (only read):
+    the winning line's positions, or the one position with the best move found."""
+    if result.outcome == "unknown":
+        best = result.best_action
+        token = None if best is None else best.token()
+        return (HintStep(engine.position_digest(), "unknown", token, None),)
+    scratch = engine.copy()
     steps = []
     length = len(result.line)
     for n, action in enumerate(result.line):
-        steps.append(HintStep(engine.position_digest(), action.token(), length - n))
-        engine.push(action)
-    return HintLine("win", tuple(steps), os.getpid())
+        steps.append(HintStep(scratch.position_digest(), "win", action.token(), length - n))
+        scratch.push(action)
+    return tuple(steps)
+
+
+def _walk_back(engine: Canfield, seconds: float) -> tuple[HintStep, ...]:
+    """The steps of the lost position of ``engine`` and of the positions walked back from it."""
+    walk = last_winnable(engine, seconds=max(seconds, 0.0))
+    scratch = engine.copy()
+    steps: list[HintStep] = []
+    for back in range(len(walk.results) + 1):  # (0: the position itself)
+        if back:
+            scratch.push(UNDO)
+            result = walk.results[back - 1]
+            if result.outcome != "no_win":
+                steps += _steps(scratch, result)
+                break
+        undo = None if walk.undos is None else walk.undos - back
+        steps.append(
+            HintStep(scratch.position_digest(), "no_win", None, None, undo, undo_key(scratch))
+        )
+    return tuple(steps)
 
 
 def certify_day(
@@ -111,7 +167,7 @@ def measure_deal(code: str, games: int) -> Difficulty:
 #: ``states`` hold (raised with ``games.models.VIEWS_VERSION``) and of its text notation. Raise it
 #: whenever a record's JSON changes: a kept record (``games.models.StoredRecord``) of another
 #: version is never served, it is built again and replaced (``games.records``).
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -135,8 +191,8 @@ def record_dict(
     after each action) as ``moves``, the text notation made from ``record`` (``GameRecord``'s
     fields: code, player, date, result, score) and the log's actions — its ``[Code]`` header left
     out when ``head["code"]`` is null — and, with ``states``, the player's view at every ply (their
-    answers about what is ahead from the hidden cards too when ``sees_hidden``: a practice game's,
-    as its player saw them)."""
+    answer about Finish from the hidden cards too when ``sees_hidden``: a practice game's, as its
+    player saw them)."""
     actions = tuple(Action.parse(token) for _, token, _ in log)
     code = DealCode.parse(record["code"])
     text = GameRecord(**{**record, "code": code, "actions": actions}).text()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import ipaddress
 import statistics
 from dataclasses import dataclass
 from typing import Final
@@ -40,6 +39,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from canfield_site.networks import network
 from games import services as games
 from games.clock import utc_today
 from games.models import Game
@@ -52,21 +52,17 @@ KEEP: Final = dt.timedelta(days=30)
 #: flagged: faster than a person reads the cards.
 FAST_MIN_ACTIONS: Final = 20
 FAST_SECONDS: Final = 0.5
-#: The prefixes a network is known by.
-NETWORK_PREFIX: Final = {4: 24, 6: 64}
 
 FLAGS: Final = ("network", "par", "fast")
 
 
 def network_of(address: str) -> str:
     """A salted hash of the network of ``address`` (its /24 or /64), or "" for no address."""
-    try:
-        ip = ipaddress.ip_address(address.strip())
-    except ValueError:
+    net = network(address)  # (one definition: canfield_site.networks)
+    if net is None:
         return ""
-    network = ipaddress.ip_network(f"{ip}/{NETWORK_PREFIX[ip.version]}", strict=False)
     key = str(settings.SECRET_KEY).encode()
-    return hmac.new(key, f"fair-play:{network}".encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, f"fair-play:{net}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def record_start(game: Game, user: User, address: str, now: dt.datetime | None = None) -> None:

@@ -269,7 +269,8 @@ def day_rows(days: list[DailyDeal]) -> list[DayRow]:
 
 
 def find_player(username: str) -> User:
-    user = User.objects.filter(username__iexact=username).first()
+    # (a guest, marked by an accounts.Guest row, is no player: canfield_site.accounts.guests)
+    user = User.objects.filter(username__iexact=username, guest__isnull=True).first()
     if user is None:
         raise GameError("not_found", _("No such player."))
     return user

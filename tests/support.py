@@ -86,6 +86,10 @@ def django_env(
         THROTTLE_ACTIONS="off",
         THROTTLE_SIGNUP="off",
         THROTTLE_LOGIN="off",
+        # (every player of a test server comes from 127.0.0.1: one network)
+        THROTTLE_PRACTICE_NETWORK="off",
+        THROTTLE_GUESTS="off",
+        THROTTLE_GUEST_GAMES="off",
         LOG_LEVEL="WARNING",
         DAILY_DEAL_POSITIONS=str(TEST_DEAL_POSITIONS),  # certified on a small budget
         DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),

@@ -1,4 +1,5 @@
-"""What an account keeps besides Django's user: the player's language."""
+"""What an account keeps besides Django's user: the player's language, and whether the user is a
+guest."""
 
 from django.conf import settings
 from django.db import models
@@ -16,3 +17,19 @@ class LanguagePreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.language}"
+
+
+class Guest(models.Model):
+    """Marks a user as a guest: a visitor who started a practice game without an account
+    (``canfield_site.accounts.guests``). The row is the mark — not the username, which a guest
+    gets from a pattern sign-up refuses but an older account may have. A guest has no password,
+    plays through the browser's session, and is on no board, player page or list; signing up or
+    logging in from that session moves their games to the account and deletes the guest."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="guest"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"guest {self.user_id}"

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
 from canfield_site.accounts.auth import expires_at
+from canfield_site.accounts.guests import is_guest
 from canfield_site.formats import IsoDateTime, iso
 
 
@@ -19,6 +20,21 @@ class AuthResultDict(TypedDict):
     expires_at: Annotated[
         IsoDateTime, "When the token stops working (TOKEN_LIFETIME_DAYS after it was issued)."
     ]
+
+
+class MeDict(TypedDict):
+    """Who is logged in."""
+
+    username: str
+    guest: Annotated[
+        bool,
+        "A guest: a visitor who played without an account (practice games only; signing up "
+        "or logging in keeps their games).",
+    ]
+
+
+def me(user: User) -> MeDict:
+    return {"username": user.get_username(), "guest": is_guest(user)}
 
 
 def auth_result(user: User, token: Token) -> AuthResultDict:

@@ -9,13 +9,15 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from canfield_site import strict
-from canfield_site.accounts.payloads import AuthResultDict
+from canfield_site.accounts.guests import is_reserved
+from canfield_site.accounts.payloads import AuthResultDict, MeDict
 from canfield_site.schema import serializer_for
 from canfield_site.strict import StrictSerializer
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,30}")
 USERNAME_RULES = _("Usernames are 3 to 30 characters: letters, digits, _ and -.")
 USERNAME_TAKEN = _("That username is taken.")
+USERNAME_RESERVED = _("Usernames starting with “guest-” are kept for guests: choose another.")
 
 
 def username_taken(username: str) -> bool:
@@ -38,6 +40,8 @@ class SignupSerializer(StrictSerializer):
     def validate_username(self, value: str) -> str:
         if not USERNAME_RE.fullmatch(value):
             raise serializers.ValidationError(USERNAME_RULES)
+        if is_reserved(value):
+            raise serializers.ValidationError(USERNAME_RESERVED)
         if username_taken(value):
             raise serializers.ValidationError(USERNAME_TAKEN)
         return value
@@ -60,7 +64,4 @@ class LoginSerializer(StrictSerializer):
 
 
 AuthResultSerializer = serializer_for(AuthResultDict, "AuthResult")
-
-
-class MeSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField()
+MeSerializer = serializer_for(MeDict, "Me")

@@ -6,6 +6,8 @@ its expiry: a token works for TOKEN_LIFETIME_DAYS days, and log-in gives a new o
 current one has expired (canfield_site.accounts.auth).
 A failed log-in is 400 `invalid_credentials`: the request was understood and refused, and a
 401 would tell a page it needs to log in, which is what it is doing.
+Signing up or logging in from a guest's session keeps the guest's games: they become the
+account's, in the same transaction, and the guest is deleted (canfield_site.accounts.guests).
 """
 
 from typing import Any
@@ -24,8 +26,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canfield_site.accounts import guests
 from canfield_site.accounts.auth import fresh_token
-from canfield_site.accounts.payloads import auth_result
+from canfield_site.accounts.payloads import auth_result, me
+from canfield_site.accounts.players import player
 from canfield_site.api_errors import ApiError, ErrorSerializer
 from canfield_site.throttling import LoginLimits
 
@@ -54,10 +58,13 @@ class SignupView(APIView):
         serializer = SignupSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        guest = guests.guest_of(request)
         try:
             with transaction.atomic():
                 user = User.objects.create_user(data["username"], password=data["password"])
                 token = Token.objects.create(user=user)
+                if guest is not None:
+                    guests.adopt(guest, user)
         except IntegrityError:
             # Someone took the name (in another case) between the check and the insert.
             raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
@@ -96,6 +103,10 @@ class LoginView(APIView):
         if user is None:
             raise ApiError(400, "invalid_credentials", _("Wrong username or password."))
         limits.succeeded()
+        guest = guests.guest_of(request)
+        if guest is not None and guest.pk != user.pk:
+            with transaction.atomic():
+                guests.adopt(guest, user)
         token = fresh_token(user)  # the current one, or a new one once it has expired
         login(request._request, user)
         return Response(auth_result(user, token))
@@ -122,7 +133,8 @@ class LogoutView(APIView):
 
 @method_decorator(ensure_csrf_cookie, name="dispatch")
 class MeView(APIView):
-    """Who is logged in. Also sets the csrftoken cookie that session clients send back."""
+    """Who is logged in, and whether as a guest. Also sets the csrftoken cookie that session
+    clients send back."""
 
     @extend_schema(
         operation_id="auth_me",
@@ -130,4 +142,4 @@ class MeView(APIView):
         tags=["auth"],
     )
     def get(self, request: Request) -> Response:
-        return Response({"username": request.user.get_username()})
+        return Response(me(player(request)))

@@ -14,7 +14,7 @@ from canfield_site import strict
 from canfield_site.schema import serializer_for
 from games.engine.actions import PILE_NAMES
 from games.models import Game
-from games.payloads import GameDict, HintDict, PlayedGameDict, RecordDict
+from games.payloads import GameDict, HintDict, PlayedGameDict, RecordDict, VerdictDict
 
 TAP_PILES = ("S", *PILE_NAMES)
 
@@ -172,3 +172,4 @@ GameSerializer = serializer_for(GameDict)
 PlayedGameSerializer = serializer_for(PlayedGameDict)
 RecordSerializer = serializer_for(RecordDict)
 HintSerializer = serializer_for(HintDict)
+VerdictSerializer = serializer_for(VerdictDict)

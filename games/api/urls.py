@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import views
+from games.api import analysis, views
 
 app_name = "games"
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("games/<int:pk>/resign/", views.GameResignView.as_view(), name="resign"),
     path("games/<int:pk>/record/", views.GameRecordView.as_view(), name="record"),
     path("games/<int:pk>/hint/", views.GameHintView.as_view(), name="hint"),
+    path("games/<int:pk>/analysis/", analysis.GameAnalysisView.as_view(), name="analysis"),
+    path("games/<int:pk>/verdict/", views.GameVerdictView.as_view(), name="verdict"),
 ]

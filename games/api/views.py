@@ -7,20 +7,23 @@ handler (``canfield_site.api_errors``) as ``{"code", "message"}`` with the code'
 from __future__ import annotations
 
 import gzip
+from typing import Any
 
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.generics import GenericAPIView
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canfield_site import throttling
+from canfield_site.accounts import guests
 from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from canfield_site.strict import read_query
@@ -35,6 +38,7 @@ from games.api.serializers import (
     PlayedGameSerializer,
     RecordQuerySerializer,
     RecordSerializer,
+    VerdictSerializer,
 )
 from games.clock import utc_today
 from games.errors import not_found
@@ -67,6 +71,10 @@ def _errors(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
 
 
 class GameListView(GenericAPIView[Game]):
+    def get_permissions(self) -> list[Any]:
+        # A visitor may start a practice game: they become a guest (canfield_site.accounts.guests).
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
     @extend_schema(
         tags=TAGS,
         summary="My games, newest first",
@@ -84,24 +92,45 @@ class GameListView(GenericAPIView[Game]):
             games = games.with_status(query["status"], today)
         if "kind" in query:
             games = games.filter(kind=query["kind"])
-        page = self.paginate_queryset(games)
-        return self.get_paginated_response([payloads.game_dict(g, today) for g in page or []])
+        page = self.paginate_queryset(games) or []
+        verdicts = services.kept_verdicts(page)  # (one query for the page)
+        return self.get_paginated_response([payloads.game_dict(g, today, verdicts) for g in page])
 
     @extend_schema(
         tags=TAGS,
         summary="Start a practice game (random deal, or by code)",
+        description=(
+            "Anyone may start one: a visitor without an account becomes a guest, logged into "
+            "the browser's session (the response sets its cookie), whose games are kept when "
+            "they sign up or log in. Limited per player (THROTTLE_PRACTICE) and per network "
+            "(THROTTLE_PRACTICE_NETWORK; for guests also THROTTLE_GUESTS and "
+            "THROTTLE_GUEST_GAMES)."
+        ),
         request=NewGameSerializer,
         responses={
             201: GameSerializer,
             **_errors(
-                400, 401, e400="Malformed input (invalid) or a bad game code (invalid_code)."
+                400,
+                403,
+                429,
+                e400="Malformed input (invalid) or a bad game code (invalid_code).",
+                e403="The deck of a daily deal not public yet (daily_not_public), or a "
+                "session request without its CSRF header (permission_denied).",
+                e429="Too many new games from this player or network, or new guests from this "
+                "network: throttled (retry_after).",
             ),
         },
     )
     def post(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            # A visitor becomes a guest logged into this browser's session: a page of another
+            # site must not do that for them (a log-in CSRF), so the CSRF check of a session
+            # applies before there is one.
+            SessionAuthentication().enforce_csrf(request)
         body = NewGameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        game = services.new_game(player(request), **body.validated_data)
+        with guests.practice_player(request) as owner:
+            game = services.new_game(owner, **body.validated_data)
         return Response(payloads.game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 
@@ -223,23 +252,28 @@ def record_response(request: Request, record: worker.BuiltRecord) -> HttpRespons
 
 class GameHintView(APIView):
     """A hint for a practice game: a search in the solver pool (``HINT_SECONDS`` at most), or a
-    lookup along a line found before. Only searches that start count against
+    lookup of what a search found before. Only searches that start count against
     ``THROTTLE_HINTS`` (``services.hint`` counts once the pool has admitted the search)."""
 
     @extend_schema(
         tags=TAGS,
-        summary="A hint: the next action of a winning line, or that none exists",
+        summary="A hint: the next action of a winning line, or the best move found, or that "
+        "no win exists",
         description=(
             "Practice games only: a hint knows the hidden cards, so a ranked daily attempt gets "
             "403 hints_not_allowed. `outcome` is `win` (with `action`, the next action's token, "
-            "and `remaining`, the winning line's length), `no_win` (no win exists from this "
-            "position: a proof), or `unknown` (the solver could not tell within its time). "
-            "Nothing about the game changes. The first hint from a position searches (in the "
-            "solver pool) and keeps the whole winning line; a hint from a position on a line "
-            "already found is a lookup. Only searches count against the rate limit "
-            "(THROTTLE_HINTS), and only searches that start: when no worker of the solver pool "
-            "is free, or due to be within SOLVER_WAIT, the answer is 503 busy at once, with "
-            "Retry-After (when a worker is due to be free), and nothing is counted."
+            "and `remaining`, the winning line's length), `unknown` (the solver could not tell "
+            "within its time: `action` is the best move it found, not proved, and `proved` is "
+            "false), or `no_win` (no win exists from this position: a proof; no `action`, and "
+            "`undo` says how many undos lead back to the last position proved winnable, or is "
+            "null). Nothing about the game changes. The first hint from a position searches (in "
+            "the solver pool) and keeps what it found — the whole winning line; a position it "
+            "could not decide, with its best move; a lost position and every position it walked "
+            "back through — and a hint from a position kept is a lookup. Only searches count "
+            "against the rate limit (THROTTLE_HINTS), and only searches that start: when no "
+            "worker of the solver pool is free, or due to be within SOLVER_WAIT, the answer is "
+            "503 busy at once, with Retry-After (when a worker is due to be free), and nothing "
+            "is counted."
         ),
         responses={
             200: HintSerializer,
@@ -261,3 +295,51 @@ class GameHintView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         limit = throttling.limit("hints", f"user:{request.user.pk}", _("Too many hints."))
         return Response(payloads.hint_dict(services.hint(pk, request.user, before_search=limit)))
+
+
+class GameVerdictView(APIView):
+    """Whether a practice game can still be won, for the game to say unasked that it is lost: the
+    same answer as a hint without its move (``services.verdict``), its searches counted against
+    ``THROTTLE_VERDICTS``, never against ``THROTTLE_HINTS``."""
+
+    @extend_schema(
+        tags=TAGS,
+        summary="The solver's verdict on the position: can it still be won?",
+        description=(
+            "Practice games only (a ranked daily attempt in progress gets 403 "
+            "hints_not_allowed), in progress (409 game_over). `outcome` is `win` or `no_win` "
+            "(`proved` true) or `unknown` (`proved` false); with `no_win`, `undo` says how many "
+            "undos lead back to the last position proved winnable (`actions`) and the game's "
+            "ply after them, or is null. Never an action: that is a hint, which the player asks "
+            "for. A position the solver answered before (by a hint or a verdict) is a lookup — "
+            "the game's payload shows it as `verdict` — else a search exactly like a hint's, "
+            "which keeps what it finds; only searches that start count against the rate limit "
+            "(THROTTLE_VERDICTS, not the hints' limit): when no worker of the solver pool is "
+            "free, or due to be within SOLVER_WAIT, the answer is 503 busy at once, and nothing "
+            "is counted."
+        ),
+        responses={
+            200: VerdictSerializer,
+            **_errors(
+                401,
+                403,
+                404,
+                409,
+                429,
+                503,
+                e403="A ranked daily attempt: hints_not_allowed.",
+                e429="Rate-limited (THROTTLE_VERDICTS, searches only): throttled (retry_after).",
+                e503="No worker of the solver pool free nor due soon (not counted against "
+                "THROTTLE_VERDICTS), or the search did not finish in time: busy (retry_after, "
+                "and the Retry-After header).",
+            ),
+        },
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        limit = throttling.limit(
+            "verdicts",
+            f"user:{request.user.pk}",
+            _("Too many checks of whether the game can still be won."),
+        )
+        found = services.verdict(pk, request.user, before_search=limit)
+        return Response(payloads.verdict_dict(found))

@@ -1,8 +1,11 @@
 """The difficulty of a deal: how simulated players (:mod:`games.engine.players`) do on it.
 
-A deal's difficulty is measured by playing it ``games`` times at each level, each game with a
-seed of its own made from the deal's code, the level and the game's number, so that a measure
-is the same in every process. Its figures are those of the middle level, the casual player:
+The players are three who see only what a player sees — a novice, a casual player and an
+expert — and each level does at least as well as the one below on average
+(``tests/engine/test_players.py``). A deal's difficulty is measured by playing it ``games``
+times at each level, each game with a seed of its own made from the deal's code, the level and
+the game's number, so that a measure is the same in every process. Its figures are those of the
+middle level, the casual player:
 the share of its games won (``share``) and the mean number of cards it placed on the foundations
 (``cards``); the other levels' figures are kept beside them. A label names the share:
 
@@ -17,7 +20,9 @@ fierce     less than 5%
 
 A day's deal is picked in a **band** of shares (:class:`Band`, :mod:`games.engine.certify`), its
 weekday's: :data:`WEEK` is the service's rhythm unless configured otherwise, gentle early in the
-week and fierce at the weekend.
+week and fierce at the weekend. The labels and the bands are set from the casual player's shares
+over random daily candidates (docs/difficulty.md, "Random deals": about one candidate in twenty
+is gentle, one in ten moderate, one in ten hard, three in four fierce).
 Testing a candidate against a band stops as soon as the games left could no longer bring its
 share into the band (:func:`in_band`), so that the many candidates outside it cost little.
 

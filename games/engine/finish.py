@@ -1,13 +1,14 @@
 """What is left to decide in a position: can the game be finished with no decision (the Finish
-button), and is no card able to move however often the stock is gone through (the stuck notice)?
+button), and is it stuck for good (the stuck notice)?
 
 Both are answers about the future, and the future holds the hidden cards: the stock's order and
-the reserve below its top. A practice game may use them (hints exist there); a ranked daily
-attempt in progress must not (PRODUCT.md, "Fair play"). So each question is asked in one of two
-ways: ``sees_hidden=True`` answers from the whole position; ``sees_hidden=False`` answers only
-what the player can know from what they can see and have seen, and says False otherwise.
+the reserve below its top. A practice game may use them for Finish (hints exist there); a ranked
+daily attempt in progress must not (PRODUCT.md, "Fair play"). So ``finishable`` is asked in one
+of two ways: ``sees_hidden=True`` answers from the whole position; ``sees_hidden=False`` answers
+only what the player can know from what they can see and have seen, and says False otherwise.
+``stuck`` is always answered from what the player sees, in every game kind.
 
-What a player has seen, and why that is enough (each claim is what the answer relies on):
+What a player has seen, and why that is enough (each claim is what the answers rely on):
 
 - Every card on the waste was face up when it was drawn (a draw turns up to three cards, all
   shown), so the waste's cards and their order are known to a player who watched.
@@ -29,19 +30,21 @@ button plays exactly that line, one ordinary action at a time. Without the hidde
 answered when the reserve hides nothing and the stock's order is known or does not matter
 (draw 1).
 
-``stuck``: no move is legal but drawing, recycling and undoing, and none ever will be by drawing
-and recycling alone (the other piles do not change meanwhile, so only the cards that become the
-waste's top card in the stock's cycle need looking at). Without the hidden cards it is answered
-when the stock's order is known, or, with draw 1, when the reserve hides nothing.
+``stuck``: stuck for good. No line of moves that uses only the cards the player sees and has seen
+brings a new card into sight or puts a card on a foundation beyond the cards there now (a card
+taken back and placed again is no progress); back-and-forth moves may be left. The search that
+decides it, and what it costs, are in ``progress``: it stops at the first move that would turn a
+card up, so no hidden card can change the answer, and past its bound it says False (no notice
+without a proof).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from .actions import COLUMNS, FOUNDATIONS, RESERVE, WASTE, Action
-from .cards import FITS_ON, RANK_OF, SUIT_OF, Card, card
+from .actions import COLUMNS, FOUNDATIONS, RESERVE, WASTE
+from .cards import SUIT_OF, Card, card
+from .progress import Sight, look_ahead, waste_tops
 
 if TYPE_CHECKING:
     from .game import Canfield
@@ -54,14 +57,11 @@ class Outlook(NamedTuple):
     stuck: bool
 
 
-def outlook(game: Canfield, legal: Iterable[Action], *, sees_hidden: bool) -> Outlook:
-    """Both answers for ``game``'s position; ``legal``: its legal actions (as generated)."""
+def outlook(game: Canfield, *, sees_hidden: bool) -> Outlook:
+    """Both answers for ``game``'s position (``sees_hidden``: for ``finishable`` only)."""
     if game.is_won():
         return Outlook(False, False)
-    return Outlook(
-        finishable(game, sees_hidden=sees_hidden),
-        stuck(game, legal, sees_hidden=sees_hidden),
-    )
+    return Outlook(finishable(game, sees_hidden=sees_hidden), stuck(game))
 
 
 def stock_is_known(game: Canfield) -> bool:
@@ -84,57 +84,40 @@ def finishable(game: Canfield, *, sees_hidden: bool) -> bool:
     return _foundation_line_wins(game)
 
 
-def stuck(game: Canfield, legal: Iterable[Action], *, sees_hidden: bool) -> bool:
-    """No card can move, now or after any number of draws and recycles."""
-    if game.is_won() or any(action.kind == "move" for action in legal):
-        return False
-    if not sees_hidden and not (
-        stock_is_known(game) or (game.draw == 1 and _reserve_hides_nothing(game))
-    ):
-        return False
-    return not any(_waste_card_moves(game, c) for c in _waste_tops(game))
+def stuck(game: Canfield) -> bool:
+    """Stuck for good, from what the player sees: proved by ``progress.look_ahead``."""
+    if game.is_won() or not stock_is_known(game):
+        return False  # (the next draw turns up cards the player has not seen: the quickest out)
+    return look_ahead(sight(game)).outcome == "no_progress"
 
 
-# -- the two searches ----------------------------------------------------------------------------
-
-
-def _waste_tops(game: Canfield) -> set[Card]:
-    """Every card that is the waste's top card at some time while only drawing and recycling."""
-    return _tops(list(game.stock), list(game.piles[WASTE]), game.draw)
-
-
-def _tops(stock: list[Card], waste: list[Card], draw: int) -> set[Card]:
-    """The waste's top cards, from ``stock`` (the last card is drawn next) and ``waste``, through
-    the rest of this pass and one whole pass (after which the waste is as it was before the
-    recycle, and everything repeats)."""
-    tops = {waste[-1]} if waste else set()
-    if draw == 1:
-        return tops | set(stock) | set(waste)  # each card is on top once in every pass
-    stock, waste = stock[:], waste[:]
-    for _ in range(2):
-        while stock:
-            for _ in range(min(draw, len(stock))):
-                waste.append(stock.pop())
-            tops.add(waste[-1])
-        stock, waste = waste[::-1], []
-    return tops
-
-
-def _waste_card_moves(game: Canfield, c: Card) -> bool:
-    """Could ``c``, as the waste's top card, move in this position (the other piles as they are)?"""
+def sight(game: Canfield) -> Sight:
+    """What the player sees of ``game``'s position, and nothing else: the reserve's top card and
+    count, the waste, the stock only when its order is known, the foundations, the columns."""
     piles = game.piles
-    foundation = piles[FOUNDATIONS[game.foundation_suits.index(SUIT_OF[c])]]
-    if len(foundation) < 13 and RANK_OF[c] == (game.base_rank + len(foundation)) % 13:
-        return True
-    fits = FITS_ON[c]
-    for k in COLUMNS:
-        column = piles[k]
-        if column:
-            if fits[column[-1]]:
-                return True
-        elif not piles[RESERVE]:
-            return True  # an empty column takes any card (the classic rules: the waste's too)
-    return False
+    reserve = piles[RESERVE]
+    waste = piles[WASTE]
+    held = [0] * 4
+    for i, f in enumerate(FOUNDATIONS):
+        held[game.foundation_suits[i]] = len(piles[f])
+    known = stock_is_known(game)
+    talon = bytes(waste) + bytes(reversed(game.stock)) if known else bytes(waste)
+    columns = [bytes(piles[k]) for k in COLUMNS]
+    return Sight(
+        draw=game.draw,
+        classic=game.classic,
+        base_rank=game.base_rank,
+        reserve_top=reserve[-1] if reserve else -1,
+        reserve_count=len(reserve),
+        talon=talon,
+        on_waste=len(waste),
+        unseen_stock=not known,
+        foundations=(held[0], held[1], held[2], held[3]),
+        columns=(columns[0], columns[1], columns[2], columns[3]),
+    )
+
+
+# -- the foundation line --------------------------------------------------------------------------
 
 
 def _foundation_line_wins(game: Canfield) -> bool:
@@ -183,7 +166,8 @@ def _foundation_line_wins(game: Canfield) -> bool:
         if not left:
             return True
         # Nothing to play but what drawing brings: only the waste's top cards can change that.
-        if wanted.isdisjoint(_tops(stock, waste, draw)):
+        talon = bytes(waste) + bytes(reversed(stock))
+        if wanted.isdisjoint(c for _, c in waste_tops(talon, len(waste), draw)):
             return False
         while not (waste and waste[-1] in wanted):
             if not stock:

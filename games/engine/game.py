@@ -31,10 +31,12 @@ from .actions import (
 from .cards import FITS_ON, RANK_OF, RANKS, RED, SUIT_OF, SUITS, Card, card, card_str
 from .deals import DealCode
 from .errors import EngineError, GameOver, IllegalAction, NotationError
-from .finish import outlook
+from .finish import Outlook, outlook
 from .reasons import Reason
 
 UNDO_LIMIT: Final = 100
+#: A view's answers about the future when they are not asked (``player_view(look_ahead=False)``).
+_NOT_ASKED: Final = Outlook(finishable=False, stuck=False)
 _F1, _F2, _F3, _F4 = FOUNDATIONS  # (named, and as fast as literals in foundation_cards)
 POINTS_PER_CARD: Final = 5
 
@@ -90,8 +92,10 @@ class PlayerView(TypedDict):
     ]
     stuck: Annotated[
         bool,
-        "No card can move, now or after any number of draws and recycles (games.engine.finish)."
-        " For a daily attempt: answered from what the player has seen.",
+        "Stuck for good: no line of moves that uses only the cards the player sees and has seen"
+        " brings a new card into sight or a card more onto the foundations; back-and-forth"
+        " moves may be left (games.engine.finish). Answered from what the player sees in every"
+        " game kind; false when the bounded search cannot prove it.",
     ]
 
 
@@ -690,13 +694,16 @@ class Canfield:
             for i in range(4)
         ]
 
-    def player_view(self, *, sees_hidden: bool = False) -> PlayerView:
+    def player_view(self, *, sees_hidden: bool = False, look_ahead: bool = True) -> PlayerView:
         """What the player may see: never a stock card, nor a reserve card below the top.
-        ``finishable`` and ``stuck`` may use the hidden cards only with ``sees_hidden`` (a
-        practice game); else they answer from what the player has seen (``finish.outlook``)."""
+        ``finishable`` may use the hidden cards only with ``sees_hidden`` (a practice game), else
+        it answers from what the player has seen; ``stuck`` always answers from what the player
+        sees (``finish.outlook``). ``look_ahead=False`` leaves both unasked (false), for a
+        reader that never looks at them: a simulated player (``players``), whose every action
+        would otherwise pay for the search."""
         reserve = self.piles[RESERVE]
         legal = self.generate_legal()
-        ahead = outlook(self, legal, sees_hidden=sees_hidden)
+        ahead = outlook(self, sees_hidden=sees_hidden) if look_ahead else _NOT_ASKED
         return {
             "draw": self.code.draw,
             "variant": self.code.variant,

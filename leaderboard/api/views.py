@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from canfield_site.accounts.players import player
+from canfield_site.accounts.players import account
 from canfield_site.api_errors import ErrorSerializer
 from canfield_site.strict import read_query
 from games.api.serializers import GameSerializer, RecordQuerySerializer, RecordSerializer
@@ -74,6 +74,8 @@ class DailyView(APIView):
             201: GameSerializer,
             **_errors(
                 e401="Not logged in (not_authenticated).",
+                e403="A guest (account_required: a ranked attempt needs an account), or a "
+                "session request without its CSRF header (permission_denied).",
                 e409="I already have today's attempt (attempt_exists).",
                 e503="Today's deal is being dealt (deal_pending: a few seconds), or could not "
                 "be certified yet (deal_unavailable: it is tried again a minute later); "
@@ -84,7 +86,7 @@ class DailyView(APIView):
     def post(self, request: Request) -> Response:
         # (the client's address, behind NUM_PROXIES proxies, for the fair-play review)
         address = BaseThrottle().get_ident(request) or ""
-        game = services.start_attempt(player(request), address=address)
+        game = services.start_attempt(account(request), address=address)
         return Response(game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 

@@ -30,6 +30,13 @@ that has not begun yet (``not_found``).
 When the channel layer (Redis) cannot be reached — to join the day's group, or while waiting
 for its messages — the socket gets an error frame ``unavailable`` and is closed with
 :data:`CLOSE_UNAVAILABLE` (4503): the page then polls the REST board and reconnects later.
+
+Like every websocket of the site, the board's sockets are served within the site's limits
+(``canfield_site.socket_limits``, around every websocket route): a message over the size limit
+closes the socket with 1009, more messages than its rate allows with 1008, a client that leaves
+its output unread is dropped, a network's sockets past its cap are refused with 4429 — the
+consumer never sees those messages or sockets. The same layer chooses the socket's language
+(the language cookie, else Accept-Language), in which its error frames speak.
 """
 
 from __future__ import annotations
@@ -40,17 +47,13 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from http.cookies import SimpleCookie
 from typing import Any
 
 from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.conf import settings
-from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation.trans_real import parse_accept_lang_header
 from redis.exceptions import RedisError
 
 from games.clock import utc_today
@@ -77,26 +80,6 @@ RESYNC_INTERVAL = 1.0
 NO_LAYER = "none: the process's hub receives for its sockets"
 
 
-def language_of(scope: Mapping[str, Any]) -> str:
-    """The language of a socket's messages: the django_language cookie when it names one of
-    settings.LANGUAGES, else the best of the Accept-Language header, else LANGUAGE_CODE."""
-    headers = dict(scope.get("headers") or [])
-    cookies = SimpleCookie()
-    with contextlib.suppress(Exception):
-        cookies.load(headers.get(b"cookie", b"").decode("latin-1"))
-    supported = dict(settings.LANGUAGES)
-    chosen = cookies.get(settings.LANGUAGE_COOKIE_NAME)
-    if chosen is not None and chosen.value in supported:
-        return chosen.value
-    accept = headers.get(b"accept-language", b"").decode("latin-1")
-    for code, _quality in parse_accept_lang_header(accept):
-        if code == "*":
-            break
-        with contextlib.suppress(LookupError):
-            return translation.get_supported_language_variant(code)
-    return str(settings.LANGUAGE_CODE)
-
-
 async def board_day(text: str) -> dt.date:
     """``services.board_day`` from the event loop: today's (every watcher's) needs no query; a
     past day's reads its row, on the database thread."""
@@ -118,13 +101,15 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     async def __call__(
         self, scope: Any, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
-        # Error frames speak the socket's language: the language cookie, else Accept-Language.
-        with translation.override(language_of(scope)):
-            try:
-                await super().__call__(scope, receive, send)
-            except LAYER_ERRORS as exc:
-                log.warning("live board: a socket closed, the channel layer is away (%s)", exc)
-                await self.pause()
+        try:
+            await super().__call__(scope, receive, send)
+        except LAYER_ERRORS as exc:
+            log.warning("live board: a socket closed, the channel layer is away (%s)", exc)
+            await self.pause()
+        finally:
+            # Whatever ended it — its client gone, the layer away, or Daphne cancelling an
+            # application that outlived its client — the hub keeps nothing of this socket.
+            await self.disconnect(1006)
 
     async def pause(self) -> None:
         """Tell the client that live updates stopped, and close with CLOSE_UNAVAILABLE."""

@@ -20,6 +20,13 @@ none.
 Everything here runs on the event loop of the sockets; the hub is made on first use per loop. If
 the channel layer fails while the hub listens (Redis away), the hub pauses all its sockets (close
 code 4503: their pages poll and reconnect) and starts afresh with the next one that connects.
+
+Of a socket the hub keeps its place in its day's set, from ``join`` to ``leave`` (which its
+consumer calls however it ends), and nothing else: no queue — an update goes straight to the
+socket's ``send``, where the site's limit on unread output applies (``canfield_site.socket_limits``)
+— and a day whose last socket left is forgotten with its snapshot and its group. The one queue
+is the hub's channel's, one per process, bounded by the channel layer's capacity (an update lost
+there is a ``seq`` gap: its watchers resync).
 """
 
 from __future__ import annotations

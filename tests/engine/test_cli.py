@@ -197,13 +197,16 @@ def test_it_says_unknown_without_a_line_when_the_budget_runs_out(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     status, out, _ = run(capsys, "solve", "CF1-D3-ZRVKZUT", "--max-positions", "300", "--json")
+    best = json.loads(out)["best"]  # the way to the most promising position reached
     assert status == 0
     assert json.loads(out) == {
         "code": "CF1-D3-ZRVKZUT",
         "outcome": "unknown",
+        "best": best,
         "positions": 300,
         "seconds": json.loads(out)["seconds"],
     }
+    assert best and Canfield.replay("CF1-D3-ZRVKZUT", best).ply == len(best)  # legal
     status, out, _ = run(capsys, "solve", "CF1-D3-ZRVKZUT", "--seconds", "0.2")
     assert (status, out.split(" (")[0]) == (0, "unknown: the budget ran out first")
 

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine import UNDO, Action, Canfield, DealCode, IllegalAction
-from games.engine.solver import SolveResult, shorten, solve
+from games.engine import state as engine_state
+from games.engine.solver import SolveResult, last_winnable, shorten, solve, undo_key
 from games.engine.solver.position import InvalidPosition, Rules, real_actions
 
 from .brute import TooBig, brute_force, late_position, position
@@ -21,6 +22,23 @@ from .helpers import WON_LINE, WORKED_CODE
 
 #: One deal of each rule set and draw mode; the solver wins each within a few thousand positions.
 WINS = ["CF1-D3-AAAAACL", "CF1-D1-AAAAAAA", "CF1-H3-AAAAAAD", "CF1-H1-AAAAAAC"]
+#: A deal the solver cannot decide within millions of positions.
+UNDECIDED = "CF1-D3-ZRVKZUT"
+
+#: A practice deal played into a position proved lost, found offline: deals drawn at random
+#: (random.Random(2029)) that the solver wins within 20,000 positions were played by random legal
+#: actions (a move rather than a draw six times in ten) until the solver proved the position lost,
+#: then two actions more; of those, the first whose walk back (:func:`last_winnable`) decided
+#: every position within a few hundred positions. The deal is won from the start; W-F1, the
+#: third action from the end, loses it (taking that card out of the talon regroups the draws of
+#: three); the two draws after it change nothing. So the position three undos back can be won,
+#: and the two between are lost.
+LOST_CODE = "CF1-D3-INSXHXB"
+LOST_TEXT = (
+    "T1-T3 R-F4 D D D W-F3 D D D D W-T2 D D R-T2 W-F3 T4-T2 T3-F3 F3-T3 T3-F3 F3-T3 T3-F3 F3-T3 "
+    "D D T3-F3 W-F3 W-T2 D C D D D W-F1 D D"
+)
+LOST_LINE = LOST_TEXT.split()
 
 
 def copy(game: Canfield) -> Canfield:
@@ -275,5 +293,112 @@ def test_a_result_has_a_hint_and_a_json_form() -> None:
             columns=("5S", "6S", "3S", "4S"),
         )
     )
-    assert lost.next_action is None
-    assert "line" not in lost.to_dict()
+    assert lost.next_action is lost.best_action is None
+    assert "line" not in lost.to_dict() and "best" not in lost.to_dict()
+    assert result.best_action == result.line[0]
+
+
+# -- the best move when undecided ----------------------------------------------------------------
+
+
+def test_every_fresh_deal_gets_a_move_unless_it_is_proved_lost() -> None:
+    """A hint always helps: on 100 fresh random deals, with a budget so small (300 positions)
+    that many are left undecided, every answer but a proof of no win gives an action, legal at
+    the deal. (A deal proved lost gets that proof instead: no move can win it.)"""
+    rng = random.Random(28)
+    outcomes = []
+    for _ in range(100):
+        code = DealCode(rng.randrange(26**7), rng.choice([1, 3]), rng.choice(["app", "classic"]))
+        game = Canfield(code)
+        result = solve(game, max_positions=300)
+        outcomes.append(result.outcome)
+        if result.outcome == "no_win":
+            assert result.best_action is None
+            continue
+        assert result.best_action is not None, code
+        assert result.best_action in game.legal_moves, code
+    assert outcomes.count("unknown") >= 30  # the case at hand is well represented
+    assert outcomes.count("win") >= 30
+
+
+def test_an_undecided_position_gets_the_way_to_its_most_promising_position() -> None:
+    game = Canfield(UNDECIDED)
+    result = solve(game, max_positions=3_000)
+
+    assert (result.outcome, result.line) == ("unknown", ())
+    assert result.best_action == result.best_line[0]
+    reached = Canfield.replay(UNDECIDED, result.best_line)  # legal, action by action
+    assert reached.foundation_cards > game.foundation_cards  # promising: cards placed
+    assert UNDO not in result.best_line
+    assert result.to_dict()["best"] == [a.token() for a in result.best_line]
+
+
+def test_an_undecided_position_gets_a_move_even_on_a_budget_of_none() -> None:
+    game = Canfield.replay(UNDECIDED, ["D"])
+    result = solve(game, max_positions=0)
+
+    assert result.outcome == "unknown"
+    assert result.best_action in game.legal_moves
+    assert result.decided_positions == 1  # the position itself, expanded once
+
+
+def test_a_proved_answer_has_no_best_line() -> None:
+    won = solve(WORKED_CODE, max_positions=5_000)
+    lost = solve(Canfield.replay(LOST_CODE, LOST_LINE))
+
+    assert (won.outcome, won.best_line) == ("win", ())
+    assert (lost.outcome, lost.best_line, lost.best_action) == ("no_win", (), None)
+
+
+# -- the way back from a lost position -----------------------------------------------------------
+
+
+def test_it_walks_back_to_the_last_position_that_can_be_won() -> None:
+    game = Canfield.replay(LOST_CODE, LOST_LINE)
+    before = (game.full_view(), game.history, game.undo_depth)
+
+    walk = last_winnable(game, max_positions=3_000)
+
+    assert (game.full_view(), game.history, game.undo_depth) == before  # only read
+    assert walk.undos == 3
+    assert [r.outcome for r in walk.results] == ["no_win", "no_win", "win"]
+    assert Canfield.replay(LOST_CODE, [*LOST_LINE[:-3], *walk.results[-1].tokens()]).is_won()
+    # Each position on the way, solved afresh: the two between lost, the third back winnable.
+    for back, outcome in ((1, "no_win"), (2, "no_win"), (3, "win")):
+        assert (
+            solve(Canfield.replay(LOST_CODE, LOST_LINE[:-back]), shorten=False).outcome == outcome
+        )
+
+
+def test_the_walk_goes_back_through_undos_not_the_log() -> None:
+    """Undone actions are not on the way back: after the losing action is undone and played
+    again, the way back is the same; after two undos, one action back is the position before
+    the losing one."""
+    replayed = Canfield.replay(LOST_CODE, [*LOST_LINE, "U", "U", "U", *LOST_LINE[-3:]])
+    assert last_winnable(replayed, max_positions=3_000).undos == 3
+    undone = Canfield.replay(LOST_CODE, [*LOST_LINE, "U", "U"])
+    assert last_winnable(undone, max_positions=3_000).undos == 1
+
+
+def test_the_walk_stops_at_a_position_it_cannot_decide_or_the_end_of_the_history() -> None:
+    game = Canfield.replay(LOST_CODE, LOST_LINE)
+    short = last_winnable(game, max_positions=20)  # the first proof takes 15 positions
+    assert short.undos is None
+    assert [r.outcome for r in short.results] == ["no_win", "unknown"]
+    restored = engine_state.load(LOST_CODE, engine_state.dump(game))  # a restored game's
+    assert last_winnable(restored, max_positions=3_000).undos == 3  # history is its undos
+    fresh = Canfield(LOST_CODE)
+    assert last_winnable(fresh) == last_winnable(fresh, max_positions=0)
+    assert last_winnable(fresh).results == ()
+
+
+def test_the_undo_key_names_the_way_back_whatever_the_past() -> None:
+    game = Canfield.replay(LOST_CODE, LOST_LINE)
+    again = Canfield.replay(LOST_CODE, [*LOST_LINE, "U", *LOST_LINE[-1:]])
+    restored = engine_state.load(LOST_CODE, engine_state.dump(game))
+    assert undo_key(again) == undo_key(restored) == undo_key(game)
+    # T3-F3 F3-T3 comes back to the same position, with two more actions to undo.
+    there = Canfield.replay(LOST_CODE, LOST_LINE[:16])
+    back = Canfield.replay(LOST_CODE, LOST_LINE[:18])
+    assert there.position_digest() == back.position_digest()
+    assert undo_key(there) != undo_key(back)

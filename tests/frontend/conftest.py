@@ -11,12 +11,14 @@ Chromium must be at /usr/bin/chromium: without it these tests fail, they are nev
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -106,7 +108,21 @@ def daphne_server(server_workdir: Path) -> Iterator[str]:
     # A worker beside the web process, as `make run` starts them: it deals today and tomorrow as
     # it starts (its periodic duty), as in production.
     with Daphne(env, workdir / "daphne.log") as server, Worker(env, workdir / "worker.log"):
+        _wait_for_today(server.url)
         yield server.url
+
+
+def _wait_for_today(url: str, timeout: float = 300) -> None:
+    """Wait until the worker has dealt today (its difficulty is measured as it is certified), so
+    that no test meets 503 deal_pending because it happened to run first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with urllib.request.urlopen(f"{url}/api/daily/", timeout=10) as response:
+            if json.load(response)["difficulty"] is not None:
+                return
+        if time.monotonic() > deadline:
+            raise TimeoutError("the test server's worker did not deal today in time")
+        time.sleep(0.25)
 
 
 @pytest.fixture(scope="session")

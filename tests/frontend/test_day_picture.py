@@ -144,7 +144,9 @@ def test_the_days_pictures_and_difficulty(
     caption = page.locator("[data-day-picture] figcaption")
     expect(caption).to_contain_text(f"11 players · 2 won (18%) · Simulated players win {share}")
     expect(caption).to_contain_text(f"Par (solver): {board['par']}")
-    expect(caption).to_contain_text("You: 12 cards · 3 placed more, 5 fewer")
+    expect(caption).to_contain_text(
+        "You: 12 cards · 3 players placed more cards than you · 5 players placed fewer"
+    )
     title = page.locator(f"{chart} title").text_content() or ""
     assert "11 players" in title and "You: 12 cards" in title  # the chart's text alternative
     assert page.get_attribute(chart, "role") == "img"

@@ -218,3 +218,41 @@ def test_a_visitor_gets_the_browser_language_and_an_unknown_one_gets_english(
                     check_page(page, language)
         finally:
             context.close()
+
+
+def test_the_moments_and_explanations_speak_finnish(new_player: Any) -> None:
+    """The texts of the game page's notices and of the explanations, in another language: the
+    stuck notice and its buttons (the scripts' catalog), the ranking order, the rule sets."""
+    from .test_moments import STUCK_CODE, STUCK_LINE
+
+    alice = new_player("moments")
+    game = alice.api("POST", "/api/games/", {"code": STUCK_CODE})
+    for ply, token in enumerate(STUCK_LINE):
+        alice.api("POST", f"/api/games/{game['id']}/actions/", {"ply": ply, "action": token})
+    alice.context.add_cookies([{"name": "django_language", "value": "fi", "url": alice.base}])
+
+    page = alice.goto(f"/games/{game['id']}/")
+    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "stuck")
+    expect(page.locator("[data-message-text]")).to_have_text(
+        "Lopullisesti jumissa: mikään siirto näkyvillä korteilla ei voi paljastaa uutta korttia"
+        " eikä viedä korttia perustukseen. Peruuta tai luovuta, niin tämä peli päättyy."
+    )
+    expect(page.locator("[data-message-actions] button")).to_have_text(["Peruuta", "Luovuta"])
+    check_page(page, "fi")
+
+    page = alice.goto("/how-to-play/")
+    page.wait_for_selector(".tour-board .pile.stock")
+    expect(page.locator("[data-variants] h2")).to_have_text(
+        "Tavalliset ja klassiset (Hoyle) säännöt"
+    )
+    expect(page.locator("[data-ranking-order]")).to_have_text(
+        "Sijoitus: ensin voitetut, sitten kortit perustuksissa, sitten vähemmän toimintoja"
+        " (peruutuskin on toiminto), sitten lyhyempi aika."
+    )
+    check_page(page, "fi")
+    page = alice.goto("/")
+    classic = page.locator("form[data-new-game-form]").get_by_role(
+        "radio", name="Klassiset (Hoyle)"
+    )
+    expect(classic).to_have_accessible_description(re.compile(r"^Kasinopeli: sarake siirtyy"))
+    assert alice.errors == []

@@ -203,7 +203,7 @@ def test_every_page_fits_a_phone_in_each_language(
         context.request.post(f"{daphne_server}/api/auth/logout/")
         context.clear_cookies()
         choose_language()
-        visit("/", ".hero")
+        visit("/", "[data-play-first] ~ [data-game] .pile.stock", "home-visitor")
         visit("/login/", "form[data-auth-form]")
         visit("/signup/", "form[data-auth-form]")
         page.locator("input[name=username]").fill(long_username())

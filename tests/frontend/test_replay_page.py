@@ -123,3 +123,56 @@ def test_todays_solution_is_not_served(new_player: Any) -> None:
     page = alice.goto(f"/leaderboard/{today}/solution/")
 
     expect(page.locator(".board-wrap")).to_contain_text(f"There is no solution for {today}")
+
+
+#: Every text the analysis line shows, in order, from the page's first script on.
+WATCH_ANALYSIS = """() => {
+  window.analysisTexts = [];
+  new MutationObserver(() => {
+    const text = document.querySelector("[data-analysis-text]")?.textContent;
+    if (text && window.analysisTexts.at(-1) !== text) window.analysisTexts.push(text);
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+}"""
+
+
+def test_the_replay_shows_where_the_win_slipped_away_and_marks_that_action(
+    new_player: Any, artifacts: Path
+) -> None:
+    # A lost game the solver proves winnable up to action 21 and lost from action 22 on.
+    from tests.games.test_analysis import LOST, LOST_CODE
+
+    from .helpers import play_line
+
+    alice = new_player()
+    game_id = play_line(alice, LOST_CODE, LOST)
+    alice.api("POST", f"/api/games/{game_id}/resign/")  # the worker tier analyses it now
+
+    alice.page.add_init_script(f"({WATCH_ANALYSIS})()")
+    page = alice.goto(f"/games/{game_id}/replay/")
+    text = page.locator("[data-analysis-text]")
+    expect(text).to_contain_text("The win slipped away at action 22:", timeout=120_000)
+
+    analysis = alice.api("GET", f"/api/games/{game_id}/analysis/")
+    assert analysis["status"] == "ready" and analysis["slip"]["ply"] == 22
+    line = analysis["slip"]["line"]
+    expect(text).to_contain_text("left no way to win.")
+    expect(text).to_contain_text(f"was still winning (a line of {line} actions).")
+    shown = page.evaluate("() => window.analysisTexts")
+    assert shown[-1] == text.text_content()
+    assert set(shown[:-1]) <= {"Analysing…"}  # nothing else on the way
+    # The action is marked in the list, and only that one.
+    marked = page.locator("[data-tokens] button[data-slip]")
+    expect(marked).to_have_count(1)
+    expect(marked).to_have_attribute("data-position", "22")
+    expect(marked.locator(".slip-mark")).to_have_text("no win after this")
+
+    jump = page.locator("[data-analysis-jump]")
+    expect(jump).to_have_text("Go to action 22")
+    jump.click()
+    expect(page.locator("[data-step]")).to_have_text(f"22/{len(LOST)}")
+    expect(page.locator('[data-tokens] button[aria-current="step"]')).to_have_attribute(
+        "data-position", "22"
+    )
+    settle(page)
+    page.screenshot(path=str(artifacts / "replay-slip.png"))
+    assert alice.errors == []

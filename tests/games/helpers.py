@@ -66,6 +66,7 @@ def expected_game(game: Game, tokens: list[str], **overrides: Any) -> dict[str, 
         "finished_at": iso(game.finished_at),
         "state": engine.player_view(sees_hidden=game.kind == "practice"),
         "full_state": None if in_progress else engine.full_view(),
+        "verdict": None,  # (nothing asked of the solver)
     }
     payload.update(overrides)
     return payload

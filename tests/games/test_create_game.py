@@ -8,7 +8,7 @@ from games import services
 from games.engine import DealCode
 from games.errors import GameError
 from games.models import Game
-from tests.games.helpers import CODE, engine_after, expected_game, not_authenticated, utc_today
+from tests.games.helpers import CODE, engine_after, expected_game, utc_today
 
 
 def test_it_creates_a_game_by_code(owner_api, owner):
@@ -159,12 +159,14 @@ def test_it_refuses_a_body_that_is_not_json(owner_api):
     assert response.json()["code"] == "malformed"
 
 
-def test_it_refuses_anonymous(api):
+def test_it_makes_a_visitor_a_guest(api):
+    """(tests/site/test_guests.py: what a guest may do and may not)"""
     response = api.post("/api/games/", {"code": CODE})
 
-    assert response.status_code == 401
-    assert response.json() == not_authenticated()
-    assert not Game.objects.exists()
+    assert response.status_code == 201
+    game = Game.objects.get()
+    assert game.owner.guest is not None
+    assert response.json()["player"] == game.owner.username
 
 
 def test_it_works_with_the_session_and_its_csrf_token(session_client):

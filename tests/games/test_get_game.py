@@ -101,8 +101,8 @@ def test_it_reads_the_cached_views_without_replaying(
 ):
     play_tokens(game, WORKED_EXAMPLE)
 
-    # authentication, the game with its owner — no log
-    with django_assert_max_num_queries(2):
+    # authentication, the game with its owner, the solver's kept answer (verdict) — no log
+    with django_assert_max_num_queries(3):
         response = owner_api.get(f"/api/games/{game.pk}/")
 
     assert response.status_code == 200

@@ -64,7 +64,7 @@ def test_it_never_shows_a_hidden_card(owner_api, owner, seed):
         assert game["full_state"] is None
         assert_hides(response.content, code, tokens)
 
-    for url in (f"{game['id']}/", f"{game['id']}/record/", ""):
+    for url in (f"{game['id']}/", f"{game['id']}/record/", f"{game['id']}/analysis/", ""):
         assert_hides(owner_api.get(f"/api/games/{url}").content, code, tokens)
     # The replay's views: each one hides what was hidden at its own ply (a card seen once may be
     # hidden again later, by an undo or a recycle, and the views of the past show it).
@@ -85,6 +85,7 @@ def test_it_never_shows_the_code_of_todays_daily_deal(owner_api, owner):
         owner_api.get(f"/api/games/{daily.pk}/record/?states=1").content,
         owner_api.post(f"/api/games/{daily.pk}/resign/").content,
         owner_api.get(f"/api/games/{daily.pk}/").content,
+        owner_api.get(f"/api/games/{daily.pk}/analysis/").content,  # (404 until the day is over)
     ]
 
     assert [b"QWERTYU" in body for body in bodies] == [False] * len(bodies)
@@ -117,9 +118,10 @@ def test_it_never_serves_todays_solution_or_its_code(api, owner_api, owner):
         owner_api.get("/api/daily/"),
         owner_api.get("/api/daily/days/"),
         owner_api.get(f"/api/games/{daily.pk}/record/?states=1"),
+        owner_api.get(f"/api/games/{daily.pk}/analysis/"),
     ]
 
-    assert [b.status_code for b in bodies] == [404, 404, 200, 200, 200, 200]
+    assert [b.status_code for b in bodies] == [404, 404, 200, 200, 200, 200, 404]
     for body in bodies:
         text = body.content.decode()
         assert rank_text not in text
@@ -152,10 +154,15 @@ def test_a_daily_attempts_answers_about_what_is_ahead_know_no_hidden_card(
         practice.append(state["finishable"])
     assert practice == [True, False]
 
-    # Drawing three, no card of this deal can ever move: a practice game says so at once; a
-    # daily attempt once the player has seen the whole stock go by.
+    # Drawing three, no card of this deal can ever move: stuck for good is answered from what
+    # the player sees in every game kind, so a practice game and a daily attempt alike say so
+    # once the player has seen the whole stock go by.
     dead = "CF1-D3-LQTCNKR"
-    assert owner_api.post("/api/games/", {"code": dead}, format="json").json()["state"]["stuck"]
+    opened = owner_api.post("/api/games/", {"code": dead}, format="json").json()
+    assert opened["state"]["stuck"] is False
+    for ply in range(12):
+        state = act(owner_api, opened["id"], ply, action="D").json()["state"]
+        assert state["stuck"] is (ply == 11)
     player = User.objects.create_user("third")
     client = token_client(player)
     daily = services.new_game(player, code=dead, kind="daily", daily_date=utc_today())

@@ -1,4 +1,6 @@
-"""GET /api/games/<id>/hint/ — the next action of a winning line, for practice games only.
+"""GET /api/games/<id>/hint/ — the next action of a winning line, for practice games only; the
+best move found when the solver cannot tell; and for a lost position, how many undos lead back to
+the last position that can still be won.
 
 A search runs in the solver pool (``games.pool``), and the winning line it found answers every
 later hint along it without another search; only searches count against the hint limit."""
@@ -11,8 +13,10 @@ import time
 import pytest
 
 from games import pool, services
-from games.engine import Action, Canfield
+from games.engine import UNDO, Action, Canfield
+from games.engine.solver import solve
 from games.models import Game, HintStep
+from tests.engine.test_solver import LOST_CODE, LOST_LINE
 from tests.games.helpers import (
     CODE,
     WORKED_EXAMPLE,
@@ -57,8 +61,8 @@ def test_it_gives_the_next_action_of_a_winning_line(owner_api, game):
 
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"outcome", "action", "remaining"}
-    assert body["outcome"] == "win"
+    assert set(body) == {"outcome", "action", "remaining", "proved", "undo"}
+    assert (body["outcome"], body["proved"], body["undo"]) == ("win", True, None)
     assert body["remaining"] >= 52 - 2  # every card still off the foundations needs a move
     engine = Canfield.replay(CODE, WORKED_EXAMPLE)
     assert Action.parse(body["action"]) in engine.legal_moves
@@ -160,17 +164,146 @@ def test_a_search_refused_busy_is_not_counted(owner_api, owner, throttle_rates):
     assert searched == [200, 200, 429]  # the two searches that ran are what the limit counts
 
 
-def test_it_says_when_no_win_exists(owner_api, owner):
+def test_it_says_when_no_win_exists(owner_api, owner, settings):
+    settings.HINT_SECONDS = 3  # (room on a busy machine: the proof ends the search)
     game = services.new_game(owner, code=LOST)
 
-    assert hint(owner_api, game).json() == {"outcome": "no_win"}
+    assert hint(owner_api, game).json() == {
+        "outcome": "no_win",
+        "action": None,
+        "remaining": None,
+        "proved": True,
+        "undo": None,  # nothing to undo at the deal
+    }
 
 
-def test_it_says_when_it_cannot_tell_in_time(owner_api, owner, settings):
+def test_when_it_cannot_tell_in_time_it_gives_its_best_move_unproved(owner_api, owner, settings):
     settings.HINT_SECONDS = 0.1
     game = services.new_game(owner, code=HARD)
+    before = searches()
 
-    assert hint(owner_api, game).json() == {"outcome": "unknown"}
+    body = hint(owner_api, game).json()
+
+    assert body == {
+        "outcome": "unknown",
+        "action": body["action"],
+        "remaining": None,
+        "proved": False,
+        "undo": None,
+    }
+    assert Action.parse(body["action"]) in Canfield(HARD).legal_moves
+    # Kept as what it is, not as a winning line: asked again, the same answer, no new search.
+    kept = list(HintStep.objects.filter(game=game).values_list("outcome", "action", "remaining"))
+    assert kept == [("unknown", body["action"], None)]
+    assert hint(owner_api, game).json() == body
+    assert searches() == before + 1
+
+
+def test_a_proved_answer_replaces_a_kept_unknown_one(owner_api, game):
+    """Positions kept undecided (as by searches that had no time) are answered by the line of a
+    later search through them."""
+    deal = Canfield(CODE)
+    for action in deal.legal_moves:  # every position one action from the deal: unknown
+        after = Canfield.replay(CODE, [action])
+        HintStep.objects.create(
+            game=game, digest=after.position_digest(), outcome="unknown", action="D"
+        )
+
+    first = hint(owner_api, game).json()  # from the deal: a line through one of them
+    act(owner_api, game.pk, 0, action=first["action"])
+    after = Canfield.replay(CODE, [first["action"]])
+
+    step = HintStep.objects.get(game=game, digest=after.position_digest())
+    assert (step.outcome, step.remaining) == ("win", first["remaining"] - 1)
+    assert hint(owner_api, game).json()["proved"] is True
+
+
+def lost_game(owner):
+    """The owner's practice game of LOST_CODE played into its proved-lost position."""
+    game = services.new_game(owner, code=LOST_CODE)
+    play_tokens(game, LOST_LINE)
+    return game
+
+
+def test_a_lost_position_says_how_many_undos_lead_back_to_a_win(owner_api, owner, settings):
+    settings.HINT_SECONDS = 2  # (each position on the way back is decided in a few dozen)
+    game = lost_game(owner)
+    before = searches()
+
+    body = hint(owner_api, game).json()
+
+    assert body == {
+        "outcome": "no_win",
+        "action": None,
+        "remaining": None,
+        "proved": True,
+        "undo": {"actions": 3, "ply": len(LOST_LINE) + 3},
+    }
+    assert searches() == before + 1  # the walk back is part of the same search
+    # The solver, asked directly about each position undo reaches: the two between are lost, and
+    # the third back can be won.
+    engine = Canfield.replay(LOST_CODE, LOST_LINE)
+    outcomes = []
+    for _ in range(3):
+        engine.push(UNDO)
+        outcomes.append(solve(engine, max_positions=20_000, shorten=False).outcome)
+    assert outcomes == ["no_win", "no_win", "win"]
+    assert hint(owner_api, game).json() == body  # kept: a lookup
+    assert searches() == before + 1
+
+
+def test_what_the_walk_back_learned_answers_on_the_way_back(owner_api, owner, settings):
+    settings.HINT_SECONDS = 2
+    game = lost_game(owner)
+    hint(owner_api, game)
+    before = searches()
+    ply = len(LOST_LINE)
+    target = ply + 3  # the ply once the three undos are played
+
+    verdicts = []
+    for _ in range(3):
+        played = act(owner_api, game.pk, ply, action="U").json()
+        ply += 1
+        verdicts.append(played["verdict"])
+    back = hint(owner_api, game).json()
+
+    assert verdicts == [
+        {"outcome": "no_win", "proved": True, "undo": {"actions": 2, "ply": target}},
+        {"outcome": "no_win", "proved": True, "undo": {"actions": 1, "ply": target}},
+        {"outcome": "win", "proved": True, "undo": None},
+    ]
+    assert (back["outcome"], back["proved"]) == ("win", True)
+    assert Action.parse(back["action"]) in Canfield.replay(LOST_CODE, LOST_LINE[:-3]).legal_moves
+    assert searches() == before  # every answer a lookup
+
+
+def test_a_lost_position_reached_with_another_past_is_walked_back_again(owner_api, owner, settings):
+    """The same lost position, reached without one T3-F3 F3-T3 pair of the line: it is lost
+    still, but the positions behind it are others, so the kept way back does not hold."""
+    settings.HINT_SECONDS = 2
+    game = lost_game(owner)
+    hint(owner_api, game)
+    shorter = [*LOST_LINE[:16], *LOST_LINE[18:]]
+    play_tokens(game, ["U"] * (len(LOST_LINE) - 16) + shorter[16:])
+    assert Canfield.replay(LOST_CODE, shorter).position_digest() == (
+        Canfield.replay(LOST_CODE, LOST_LINE).position_digest()
+    )
+    before = searches()
+
+    assert owner_api.get(f"/api/games/{game.pk}/").json()["verdict"] is None
+    body = hint(owner_api, game).json()
+
+    assert body["undo"] == {"actions": 3, "ply": game.ply + 3}
+    assert searches() == before + 1
+    step = HintStep.objects.get(
+        game=game, digest=Canfield.replay(LOST_CODE, shorter).position_digest()
+    )
+    assert (step.outcome, step.undo_actions) == ("no_win", 3)
+    assert owner_api.get(f"/api/games/{game.pk}/").json()["verdict"] == {
+        "outcome": "no_win",
+        "proved": True,
+        "undo": {"actions": 3, "ply": game.ply + 3},
+    }
 
 
 def test_it_refuses_a_daily_attempt_in_progress(owner_api, daily_game):

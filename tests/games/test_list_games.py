@@ -89,6 +89,6 @@ def test_it_reads_a_page_in_a_fixed_number_of_queries(
     for _ in range(20):
         services.new_game(owner, code=CODE)
 
-    # authentication, closing expired daily attempts, count, page — whatever the page's size
+    # authentication, count, page, the solver's kept answers (verdict) — whatever the page's size
     with django_assert_max_num_queries(4):
         assert len(owner_api.get("/api/games/").json()["results"]) == 20

@@ -280,4 +280,4 @@ def test_a_records_json_is_pinned_to_its_version():
 
     built = worker.build_record(head, log, {**fields, "score": 5}, states=True, sees_hidden=True)
 
-    assert (worker.RECORD_VERSION, built.etag) == (1, "786bbbf2ab49c8676cfe60b78741c51b")
+    assert (worker.RECORD_VERSION, built.etag) == (2, "786bbbf2ab49c8676cfe60b78741c51b")

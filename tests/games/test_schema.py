@@ -65,3 +65,29 @@ def test_it_documents_a_page_past_the_end(schema):
     assert {"400", "401", "404"} <= set(listing["responses"])
     page = next(p for p in listing["parameters"] if p["name"] == "page")
     assert page["schema"] == {"type": "integer", "minimum": 1, "maximum": 1_000_000}
+
+
+def test_it_describes_the_hint_and_the_verdict(schema):
+    paths = schema["paths"]
+    components = schema["components"]["schemas"]
+
+    def answer(path):
+        ok = paths[path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        return components[ok["$ref"].rsplit("/", 1)[1]]
+
+    hint, verdict = answer("/api/games/{id}/hint/"), answer("/api/games/{id}/verdict/")
+    assert set(paths["/api/games/{id}/hint/"]) == set(paths["/api/games/{id}/verdict/"]) == {"get"}
+    assert set(hint["properties"]) == set(hint["required"])
+    assert set(hint["required"]) == {"outcome", "action", "remaining", "proved", "undo"}
+    assert set(verdict["properties"]) == set(verdict["required"]) == {"outcome", "proved", "undo"}
+    undo = components["Undo"]
+    assert set(undo["properties"]) == set(undo["required"]) == {"actions", "ply"}
+    game = components["Game"]
+    assert "verdict" in game["required"]
+    assert game["properties"]["verdict"]["oneOf"] == [
+        {"$ref": "#/components/schemas/Verdict"},
+        {"type": "null"},
+    ]
+    assert set(paths["/api/games/{id}/verdict/"]["get"]["responses"]) == {
+        "200", "401", "403", "404", "409", "429", "503",
+    }  # fmt: skip

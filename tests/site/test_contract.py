@@ -180,7 +180,7 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     games = "/api/games/"
     game = check("POST", games, owner_api.post(games, {"code": CODE}), 201)
     check("POST", games, owner_api.post(games, {"code": "CF1-D3-nope"}), 400)
-    check("POST", games, api.post(games, {}), 401)
+    check("POST", games, APIClient().post(games, {}), 201)  # a visitor: now a guest
     check("GET", games, owner_api.get(games), 200)
     check("GET", games, owner_api.get(games, {"status": "sideways"}), 400)
     check("GET", games, owner_api.get(games, {"page": 9}), 404)
@@ -240,6 +240,18 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     with solver_pool(workers=1, queue=0):
         check("GET", hint, owner_api.get(url), 503)
 
+    verdict = "/api/games/{id}/verdict/"
+    url = f"{games}{game['id']}/verdict/"
+    check("GET", verdict, owner_api.get(url), 200)  # a search: the hint above was refused
+    check("GET", verdict, api.get(url), 401)
+    check("GET", verdict, other_api.get(url), 404)
+    throttle_rates(verdicts="1/min")  # (one search already)
+    leave_the_line("")
+    check("GET", verdict, owner_api.get(url), 429)
+    throttle_rates(verdicts=None)
+    with solver_pool(workers=1, queue=0):
+        check("GET", verdict, owner_api.get(url), 503)
+
     resign = "/api/games/{id}/resign/"
     url = f"{games}{game['id']}/resign/"
     check("POST", resign, other_api.post(url), 404)
@@ -249,11 +261,19 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     finished = check("GET", record, other_api.get(f"{games}{game['id']}/record/"), 200)
     assert finished["result"] == "resigned"
     check("GET", hint, owner_api.get(f"{games}{game['id']}/hint/"), 409)
+    check("GET", verdict, owner_api.get(f"{games}{game['id']}/verdict/"), 409)
+    analysis = "/api/games/{id}/analysis/"
+    check("GET", analysis, api.get(f"{games}{game['id']}/analysis/"), 200)  # (analysing)
+    check("GET", analysis, api.get(f"{games}999999/analysis/"), 404)
 
     # --- the daily deal and the leaderboard -----------------------------------------------------
     daily = "/api/daily/"
     check("GET", daily, api.get(daily), 200)
     check("POST", daily, api.post(daily), 401)
+    guest = SessionClient()
+    made = guest.post(games, {}, format="json", **guest.csrf_headers())
+    assert made.status_code == 201  # a guest now
+    check("POST", daily, guest.post(daily, **guest.csrf_headers()), 403)  # account_required
     # The day's deal is being dealt (another process claimed it): 503, and no attempt created.
     assert not DailyDeal.objects.filter(date=today).exclude(code="").exists()
     assert deals.claim(today)
@@ -266,7 +286,10 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     mine = check("GET", daily, owner_api.get(daily), 200)
     assert mine["attempt"]["id"] == attempt["id"]
     check("GET", hint, owner_api.get(f"{games}{attempt['id']}/hint/"), 403)
+    check("GET", verdict, owner_api.get(f"{games}{attempt['id']}/verdict/"), 403)
     services.play(attempt["id"], owner, 0, "D")
+    # Today's attempt has no analysis before its day is over: a visitor is told to log in.
+    check("GET", analysis, api.get(f"{games}{attempt['id']}/analysis/"), 401)
 
     board = "/api/daily/{date}/board/"
     check("GET", board, owner_api.get(f"/api/daily/{today}/board/"), 200)
@@ -332,5 +355,9 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     throttle_rates(login="100/min", login_account="1/hour")
     check("POST", login, APIClient().post(login, {**good, "password": "wrong"}), 400)
     check("POST", login, APIClient().post(login, good), 429)  # the account's limit
+    _clear_cache()
+    throttle_rates(practice="1/hour")
+    check("POST", games, owner_api.post(games, {}), 201)
+    check("POST", games, owner_api.post(games, {}), 429)
 
     assert contract.documented() - contract.seen == set()

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HTTP = ("rest_framework", "drf_spectacular", "canfield_site")
 APPS = ("games", "leaderboard", "frontend")
 #: The site's modules that every layer may import: standard library only (tested below).
-SHARED = ("canfield_site.formats", "canfield_site.lifeline")
+SHARED = ("canfield_site.formats", "canfield_site.lifeline", "canfield_site.networks")
 #: What else the apps may use of ``canfield_site``, which is not HTTP: the bounded connections to
 #: Redis (redis-py and Django's settings) and the worker tier's schedule of periodic duties.
 NOT_HTTP = ("canfield_site.redis_bounds", "canfield_site.worker.schedule")

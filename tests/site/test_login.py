@@ -20,7 +20,7 @@ def test_it_logs_in(api, owner):
         "token": token.key,
         "expires_at": iso(token.created + dt.timedelta(days=30)),
     }
-    assert api.get("/api/auth/me/").json() == {"username": "owner"}
+    assert api.get("/api/auth/me/").json() == {"username": "owner", "guest": False}
 
 
 def age(token: Token, days: float) -> None:
@@ -54,7 +54,7 @@ def test_it_gives_a_new_token_once_the_old_one_has_expired(api, owner, owner_api
     assert owner_api.get("/api/auth/me/").status_code == 401  # the old key is gone
     api.logout()
     api.credentials(HTTP_AUTHORIZATION=f"Token {new.key}")
-    assert api.get("/api/auth/me/").json() == {"username": "owner"}
+    assert api.get("/api/auth/me/").json() == {"username": "owner", "guest": False}
 
 
 def test_it_reads_the_lifetime_from_the_settings(api, owner, owner_api, settings):

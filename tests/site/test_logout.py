@@ -27,7 +27,7 @@ def test_it_needs_the_csrf_token_for_a_session(session_client):
         "code": "permission_denied",
         "message": "CSRF Failed: CSRF cookie not set.",
     }
-    assert session_client.get("/api/auth/me/").json() == {"username": "owner"}
+    assert session_client.get("/api/auth/me/").json() == {"username": "owner", "guest": False}
 
 
 def test_it_deletes_the_token_that_logs_out(owner_api, owner):
@@ -43,7 +43,7 @@ def test_it_deletes_the_token_that_logs_out(owner_api, owner):
 def test_it_leaves_other_users_alone(owner_api, other_api, other):
     owner_api.post(URL)
 
-    assert other_api.get("/api/auth/me/").json() == {"username": "other"}
+    assert other_api.get("/api/auth/me/").json() == {"username": "other", "guest": False}
 
 
 def test_it_is_harmless_when_nobody_is_logged_in(api):

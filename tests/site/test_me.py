@@ -5,11 +5,11 @@ def test_it_says_who_is_logged_in_by_token(owner_api):
     response = owner_api.get(URL)
 
     assert response.status_code == 200
-    assert response.json() == {"username": "owner"}
+    assert response.json() == {"username": "owner", "guest": False}
 
 
 def test_it_says_who_is_logged_in_by_session(session_client):
-    assert session_client.get(URL).json() == {"username": "owner"}
+    assert session_client.get(URL).json() == {"username": "owner", "guest": False}
 
 
 def test_it_refuses_anonymous_with_401(api):

@@ -80,7 +80,8 @@ def hint_on(url: str, token: str, code: str) -> tuple[int, Any]:
 def pool_started(daphne: Daphne, token: str) -> set[int]:
     """Start the process's solver pool with a hint: its children (the pool's worker, and
     multiprocessing's resource tracker)."""
-    assert hint_on(daphne.url, token, LOST) == (200, {"outcome": "no_win"})
+    lost = {"outcome": "no_win", "action": None, "remaining": None, "proved": True, "undo": None}
+    assert hint_on(daphne.url, token, LOST) == (200, lost)
     assert daphne.process is not None
     started = children(daphne.process.pid)
     commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started]

@@ -25,7 +25,7 @@ def test_it_signs_up_and_logs_the_session_in(api):
         "expires_at": iso(token.created + dt.timedelta(days=30)),
     }
     assert user.check_password(PASSWORD)
-    assert api.get("/api/auth/me/").json() == {"username": "Alice_1"}
+    assert api.get("/api/auth/me/").json() == {"username": "Alice_1", "guest": False}
 
 
 def test_it_gives_a_token_that_authenticates(api):
@@ -33,7 +33,7 @@ def test_it_gives_a_token_that_authenticates(api):
 
     api.logout()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    assert api.get("/api/auth/me/").json() == {"username": "alice"}
+    assert api.get("/api/auth/me/").json() == {"username": "alice", "guest": False}
 
 
 @pytest.mark.parametrize("taken", ["alice", "ALICE", "aLiCe"])

@@ -80,6 +80,11 @@ def test_it_has_the_documented_default_rates():
         "actions": "600/min",
         "states": "30/min",
         "hints": "20/min",
+        "verdicts": "30/min",
+        "practice": "60/hour",
+        "practice_network": "300/hour",
+        "guests": "30/hour",
+        "guest_games": "120/hour",
     }
 
 

@@ -14,27 +14,41 @@ positions reachable from there, best first, and answers:
   found, the rest of the budget goes to making the line shorter;
 - ``no_win``, a proof: every position reachable under the pruning rules (``position.py`` gives
   each rule and why it never loses a win) was searched, and none is won;
-- ``unknown``, when the budget (positions, seconds, or both) ran out first.
+- ``unknown``, when the budget (positions, seconds, or both) ran out first — with the way to the
+  most promising position the search reached (:attr:`SolveResult.best_line`), whose first action
+  is the best move it can give without a proof.
 
-For a hint, ``solve(game, seconds=2)`` gives the next action of a winning line
-(:attr:`SolveResult.next_action`) and the line's length, or says that no win exists, or that it
-could not tell in time.
+For a hint, ``solve(game, seconds=2)`` gives the next action of a winning line and the line's
+length, or says that no win exists, or that it could not tell in time and gives its best move
+(:attr:`SolveResult.best_action`, the one action to suggest in every case but ``no_win``).
+:func:`last_winnable` walks back from a lost position through the positions undo reaches, to the
+last one that can still be won.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, TypedDict
 
-from ..actions import Action
+from ..actions import UNDO, Action
 from ..deals import DealCode
 from ..game import Canfield
 from .position import Move, Rules, real_actions
 from .search import Budget, cheaper, cost, decide, moves_of, replay, shortcut
 
-__all__ = ["Outcome", "SolveDict", "SolveResult", "shorten", "solve"]
+__all__ = [
+    "Outcome",
+    "SolveDict",
+    "SolveResult",
+    "Walk",
+    "last_winnable",
+    "shorten",
+    "solve",
+    "undo_key",
+]
 
 Outcome: TypeAlias = Literal["win", "no_win", "unknown"]
 
@@ -50,6 +64,7 @@ class SolveDict(TypedDict, total=False):
     code: str
     outcome: Outcome
     line: list[str]
+    best: list[str]
     positions: int
     seconds: float
 
@@ -72,11 +87,23 @@ class SolveResult:
     decided_seconds: float
     #: For a win, the length of the first winning line found, before shortening.
     found_length: int = 0
+    #: For ``unknown``, the actions from the position solved to the most promising position the
+    #: search reached (most foundation cards, fewest reserve and talon cards; see
+    #: ``search.score``): not a proof of anything, a direction. Empty for ``win`` and ``no_win``.
+    best_line: tuple[Action, ...] = ()
 
     @property
     def next_action(self) -> Action | None:
         """The first action of the winning line (a hint), or None."""
         return self.line[0] if self.line else None
+
+    @property
+    def best_action(self) -> Action | None:
+        """The action to suggest: the next of the winning line (``win``), the first toward the
+        most promising position reached (``unknown``: not proved), or None (``no_win``, or no
+        move at all)."""
+        line = self.line if self.outcome == "win" else self.best_line
+        return line[0] if line else None
 
     def tokens(self) -> list[str]:
         return [a.token() for a in self.line]
@@ -85,6 +112,8 @@ class SolveResult:
         out: SolveDict = {"code": self.code, "outcome": self.outcome}
         if self.outcome == "win":
             out["line"] = self.tokens()
+        if self.outcome == "unknown":
+            out["best"] = [a.token() for a in self.best_line]
         out["positions"] = self.positions
         out["seconds"] = round(self.seconds, 3)
         return out
@@ -111,8 +140,11 @@ def solve(
     decided_positions = budget.positions
     decided_seconds = budget.elapsed()
     line: tuple[Action, ...] = ()
+    best: tuple[Action, ...] = ()
     found = 0
     positions = decided_positions
+    if decision.outcome == "unknown" and decision.best:
+        best = tuple(real_actions(game, rules, moves_of(rules, decision.best)))
     if decision.outcome == "win":
         moves = moves_of(rules, decision.path)
         actions = real_actions(game, rules, moves)
@@ -135,6 +167,7 @@ def solve(
         decided_positions=decided_positions,
         decided_seconds=decided_seconds,
         found_length=found,
+        best_line=best,
     )
 
 
@@ -161,6 +194,57 @@ def shorten(
     budget = Budget(max_positions, seconds)
     shorter = _shorten(game, len(actions), budget)
     return tuple(actions) if shorter is None else tuple(real_actions(game, *shorter))
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """What :func:`last_winnable` found walking back from a position."""
+
+    #: The solver's answer for each position walked, most recent first: ``results[i]`` is the
+    #: position ``i + 1`` undos back.
+    results: tuple[SolveResult, ...]
+    #: How many undos back the last position that can still be won lies (the last of
+    #: ``results``, a proved win), or None: none found.
+    undos: int | None
+
+
+def last_winnable(
+    game: Canfield, *, max_positions: int | None = None, seconds: float | None = None
+) -> Walk:
+    """The last position before ``game``'s (a lost one) that undo reaches and the solver proves
+    winnable: the positions undo reaches are solved one by one, most recent first, each with what
+    is left of the budget (``None``: no bound), until the first proved win. The walk stops without
+    one at the first position it cannot decide — any proved win before that one might not be the
+    last — and when the undo history or the budget runs out. Each position is solved as
+    :func:`solve` does (the win found is shortened with the rest of the budget). ``game`` is only
+    read."""
+    start = time.perf_counter()
+    scratch = game.copy()
+    results: list[SolveResult] = []
+    spent = 0
+    for back in range(1, game.undo_depth + 1):
+        left = None if seconds is None else seconds - (time.perf_counter() - start)
+        positions = None if max_positions is None else max_positions - spent
+        if (left is not None and left <= 0) or (positions is not None and positions <= 0):
+            break
+        scratch.push(UNDO)
+        result = solve(scratch, max_positions=positions, seconds=left)
+        results.append(result)
+        spent += result.positions
+        if result.outcome == "win":
+            return Walk(tuple(results), back)
+        if result.outcome == "unknown":
+            break
+    return Walk(tuple(results), None)
+
+
+def undo_key(game: Canfield) -> str:
+    """A key of the way back from ``game``'s position: the actions undo can still take back, each
+    with what taking it back restores. Two games at the same position (``position_digest``) with
+    the same key reach the same positions by the same undos, whatever their past, so what
+    :func:`last_winnable` finds holds for both."""
+    text = " ".join(f"{e.action.token()}/{e.amount}" for e in game.snapshot().undoable)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def _shorten(game: Canfield, length: int, budget: Budget) -> tuple[Rules, list[Move]] | None:

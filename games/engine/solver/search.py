@@ -67,6 +67,9 @@ class Decision:
     outcome: Literal["win", "no_win", "unknown"]
     #: For a win: the positions from the root to the won one.
     path: tuple[State, ...]
+    #: For ``unknown``: the positions from the root to the most promising one reached (the
+    #: highest :func:`score`, ties to the fewest moves from the root, then to the first reached).
+    best: tuple[State, ...] = ()
 
 
 #: The weight of progress against depth in the order of the deciding search (see decide).
@@ -82,7 +85,12 @@ def decide(rules: Rules, root: State, budget: Budget) -> Decision:
     100 random draw-3 app deals: the same share decided in 5 s as pure greedy order (score alone),
     but greedy order can wander for millions of positions among column shuffles that all score
     alike (CF1-D3-EGRNGXI: undecided after 270,000 positions; with the depth term, won after a
-    few hundred)."""
+    few hundred).
+
+    When the budget runs out the answer is ``unknown`` with the way to the most promising
+    position reached (:attr:`Decision.best`), so that a hint still has a move to give. The root
+    is always expanded, even on a budget already spent, so that a position with a move never
+    answers ``unknown`` without one (one position beyond a budget of none)."""
     if root[0] & FOUNDATIONS_MASK == WON:
         return Decision("win", (root,))
     children = rules.children
@@ -92,9 +100,11 @@ def decide(rules: Rules, root: State, budget: Budget) -> Decision:
     pop = heapq.heappop
     tick = 0
     weight = WEIGHT
+    best: State | None = None
+    best_rank = (-(1 << 30), 0)  # (score, −moves from the root) of the best so far
     while heap:
-        if budget.spent():
-            return Decision("unknown", ())
+        if best is not None and budget.spent():
+            return Decision("unknown", (), _path(parent, best))
         _, _, depth, s = pop(heap)
         depth += 1
         budget.positions += 1
@@ -103,15 +113,23 @@ def decide(rules: Rules, root: State, budget: Budget) -> Decision:
                 continue
             parent[c] = s
             if c[0] & FOUNDATIONS_MASK == WON:
-                path = [c]
-                link: State | None = s
-                while link is not None:
-                    path.append(link)
-                    link = parent[link]
-                return Decision("win", tuple(reversed(path)))
+                return Decision("win", _path(parent, c))
             tick -= 1
-            push(heap, (depth - weight * score(c), tick, depth, c))
+            promise = score(c)
+            push(heap, (depth - weight * promise, tick, depth, c))
+            if (promise, -depth) > best_rank:
+                best, best_rank = c, (promise, -depth)
     return Decision("no_win", ())
+
+
+def _path(parent: dict[State, State | None], last: State) -> tuple[State, ...]:
+    """The positions from the root of a search (whose parent is ``None``) to ``last``."""
+    path = [last]
+    link = parent[last]
+    while link is not None:
+        path.append(link)
+        link = parent[link]
+    return tuple(reversed(path))
 
 
 def moves_of(rules: Rules, path: tuple[State, ...] | list[State]) -> list[Move]:

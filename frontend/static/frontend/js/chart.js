@@ -114,10 +114,9 @@ function placeText(me) {
   const mine = me.won
     ? gettext("You won")
     : fmt(ngettext("You: %(count)s card", "You: %(count)s cards", me.foundation_cards), { count: formatNumber(me.foundation_cards) });
-  return `${mine} · ${fmt(
-    gettext("%(ahead)s placed more, %(behind)s fewer"),
-    { ahead: formatNumber(me.ahead), behind: formatNumber(me.behind) },
-  )}`;
+  const more = fmt(ngettext("%(count)s player placed more cards than you", "%(count)s players placed more cards than you", me.ahead), { count: formatNumber(me.ahead) });
+  const fewer = fmt(ngettext("%(count)s player placed fewer", "%(count)s players placed fewer", me.behind), { count: formatNumber(me.behind) });
+  return `${mine} · ${more} · ${fewer}`;
 }
 
 /**

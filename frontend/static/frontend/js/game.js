@@ -3,27 +3,45 @@ import { api, serverNow } from "./api.js";
 import { Board, moveToken, parseMoveToken } from "./board.js";
 import { cardName, isRed, rankOf, suitOf } from "./cards.js";
 import { DragController } from "./drag.js";
+import { difficultyName } from "./chart.js";
 import { BoardKeys } from "./keys.js";
 import { bindNewGameForm } from "./newgame.js";
 import { showResult } from "./result.js";
 import { actionWords } from "./words.js";
-import { copyText, fmt, formatDuration, formatDay, formatNumber, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
+import { celebrate, copyText, fmt, formatDuration, formatDay, formatNumber, formatPercent, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
 const FINISH_STEP_MS = 160; // between the Finish button's moves, after each one's animation
+const VERDICT_IDLE_MS = 2000; // a practice game asks whether it is lost once the player pauses
+const VERDICT_TRIES = 3; // asks at one position while the server is busy, at most
 
 /** The page's own words (one place). */
 const TEXT = {
   hint: (words) => fmt(gettext("Hint: %(action)s."), { action: words }),
+  // (the solver ran out of time: its best move, which no search has shown to lead to a win)
+  hintUnproved: (words) => fmt(gettext("Try this: %(action)s — the solver could not prove a win in time."), { action: words }),
   hintNoWin: gettext("No way to win from here."),
   hintUnknown: gettext("I can't tell in time."),
   hintThrottled: (s) => fmt(ngettext("Too many hints: try again in %(seconds)s s.", "Too many hints: try again in %(seconds)s s.", s), { seconds: formatNumber(s) }),
-  stuck: gettext("No useful moves left: no card can move, however often you go through the stock."),
-  stuckNothing: gettext("No moves left: no card can move."),
-  undoOrNew: gettext("Undo, or start a new game."),
-  newGame: gettext("Start a new game."),
+  // The position's `stuck`: nothing the player can see will ever progress again.
+  stuck: gettext("Stuck for good: no moves with the cards you can see can turn up a new card or put one on a foundation."),
+  undoOrResignPractice: gettext("Undo, or resign to end this game."),
+  resignPractice: gettext("Resign to end this game."),
   undoOrResign: gettext("Undo, or resign to end your attempt as it stands."),
   resign: gettext("Resign to end your attempt as it stands."),
+  // A practice position the solver proved lost, and how far back the last winnable one is.
+  lostUndo: (n) => fmt(ngettext(
+    "No win is left from here. Undo %(count)s action to the last position that could still be won.",
+    "No win is left from here. Undo %(count)s actions to the last position that could still be won.", n,
+  ), { count: formatNumber(n) }),
+  lostNoUndo: gettext("No win is left from here, and none within reach of Undo: start a new game."),
+  undoBack: (n) => fmt(ngettext("Undo %(count)s action", "Undo %(count)s actions", n), { count: formatNumber(n) }),
+  undoButton: gettext("Undo"),
+  resignButton: gettext("Resign"),
+  newGameButton: gettext("New game"),
+  // The day's difficulty, said in full where it is named (docs/difficulty.md: the casual level).
+  difficulty: (label, share) => fmt(gettext("%(label)s: our casual simulated player, who sees only what you see, wins %(share)s of its games on this deal."), { label, share }),
+  difficultyMore: gettext("What the difficulty means"),
   // Why a tap moved nothing (the server's list of legal actions says what can move).
   foundationTap: gettext("A foundation's cards move only by dragging, or with the keyboard."),
   wasteTopOnly: gettext("Only the waste's top card can be played."),
@@ -40,7 +58,7 @@ const TEXT = {
 const RULES_SEEN_KEY = "canfield.rulesSeen";
 
 const root = document.querySelector("[data-game]");
-const gameId = root.dataset.gameId;
+let gameId = root.dataset.gameId; // empty on the home page until its deal is played (created())
 const $ = (sel) => document.querySelector(sel);
 const boardEl = root.querySelector("[data-board]");
 const board = new Board(boardEl, { interactive: true });
@@ -60,6 +78,14 @@ let game = null;
 let queue = Promise.resolve();
 let winShown = false;
 let hint = null; // {ply, action}: the hint shown for this position
+// What the server knows of a practice position: {ply, outcome, proved, undo}, from the game's
+// `verdict`, a hint, or GET /verdict/ once the player pauses (docs/api.md).
+let verdict = null;
+let verdictTimer = null;
+let asked = { ply: -1, tries: 0 }; // GET /verdict/ at this position, so far
+let verdictAsking = null; // the request in flight: a hint waits for it (one search at a time)
+let undoingBack = false;
+let difficultyShown = false;
 
 // ---- settings ----------------------------------------------------------------------------------
 
@@ -73,7 +99,18 @@ doubleClickBox.addEventListener("change", () => {
 const inPlay = () => game && game.status === "in_progress";
 
 async function load({ animate = false } = {}) {
-  show(await api.get(`/api/games/${gameId}/`), { animate });
+  show(gameId ? await api.get(`/api/games/${gameId}/`) : JSON.parse($("#deal").textContent), { animate });
+}
+
+/**
+ * The home page's board is a deal before it is a game (no row for a page view): the first thing
+ * played makes it one (POST /api/games/ with its code; a visitor becomes a guest).
+ */
+async function created() {
+  if (gameId) return;
+  game = await api.post("/api/games/", { code: game.code });
+  gameId = String(game.id);
+  root.dataset.gameId = gameId;
 }
 
 /**
@@ -84,6 +121,7 @@ function send(body, renderOptions = {}) {
   const run = async () => {
     if (!inPlay()) return false;
     try {
+      await created();
       const before = game.state;
       const next = await api.post(`/api/games/${gameId}/actions/`, { ply: game.ply, ...body });
       const changed = next.applied !== null && next.applied !== undefined;
@@ -184,6 +222,120 @@ function undo() {
   if (inPlay() && game.state.can_undo) send({ action: "U" });
 }
 
+/**
+ * Back to the last position that could still be won, `count` actions before position `ply`:
+ * one undo after another, each an ordinary action; it stops at the first one refused.
+ */
+async function undoBack(count, ply) {
+  if (undoingBack || !inPlay() || game.ply !== ply) return;
+  undoingBack = true;
+  try {
+    for (let i = 0; i < count; i++) {
+      if (!inPlay() || !game.state.can_undo || !(await send({ action: "U" }))) break;
+    }
+  } finally {
+    undoingBack = false;
+  }
+}
+
+// ---- is a practice game lost? --------------------------------------------------------------
+
+/**
+ * After each position of a practice game: the verdict the game's payload carries, or, when it
+ * has none (null: not known yet), one asked of GET /verdict/ once the player has paused for
+ * VERDICT_IDLE_MS. Busy or throttled answers are dropped quietly and asked again at the next
+ * pause. Never for a daily attempt: its verdict would know the hidden cards.
+ */
+function noteVerdict() {
+  clearTimeout(verdictTimer);
+  if (game.kind !== "practice" || !inPlay()) {
+    verdict = null;
+    return;
+  }
+  if (game.verdict) verdict = { ply: game.ply, ...game.verdict };
+  else if (verdict && verdict.ply !== game.ply) verdict = null;
+  waitForPause();
+}
+
+function waitForPause(ms = VERDICT_IDLE_MS) {
+  clearTimeout(verdictTimer);
+  verdictTimer = null;
+  if (!game || !("verdict" in game) || game.kind !== "practice" || !inPlay()) return;
+  if (asked.ply !== game.ply) asked = { ply: game.ply, tries: 0 };
+  if ((verdict && verdict.ply === game.ply) || asked.tries >= VERDICT_TRIES) return;
+  const ply = game.ply;
+  verdictTimer = setTimeout(() => askVerdict(ply), ms);
+}
+
+async function askVerdict(ply) {
+  verdictTimer = null;
+  if (!inPlay() || game.ply !== ply || !gameId) return; // (the home page's deal: no game yet)
+  if (hintButton.disabled) {
+    waitForPause(); // a hint is on its way, and answers this too
+    return;
+  }
+  asked.tries += 1;
+  let answer;
+  try {
+    verdictAsking = api.get(`/api/games/${gameId}/verdict/`).finally(() => { verdictAsking = null; });
+    answer = await verdictAsking;
+  } catch (err) {
+    // 503 busy, 429: not now. Anything else: not at this position.
+    if (err.status !== 503 && err.status !== 429) asked.tries = VERDICT_TRIES;
+    const wait = Math.max(VERDICT_IDLE_MS, 1000 * (Number(err.body?.retry_after) || 0));
+    if (inPlay() && game.ply === ply) waitForPause(wait);
+    return;
+  }
+  if (!inPlay() || game.ply !== ply || !answer) return;
+  verdict = { ply, ...answer };
+  messages.stand(standingMessage());
+}
+// A pause is a pause of the player's hands: a key or a pointer pressed starts it again.
+for (const type of ["pointerdown", "keydown"]) {
+  document.addEventListener(type, () => { if (verdictTimer) waitForPause(); }, { capture: true, passive: true });
+}
+
+// ---- the day's difficulty (a daily attempt) ------------------------------------------------
+
+/**
+ * The deal's difficulty beside the title, with what it means one tap away: from the day's
+ * payload (GET /api/daily/ for today's deal, the day's board for another day).
+ */
+async function showDifficulty() {
+  difficultyShown = true;
+  const box = root.querySelector("[data-difficulty]");
+  const day = game.daily_date;
+  if (!box || !day) return;
+  let difficulty = null;
+  try {
+    const today = await api.get("/api/daily/");
+    difficulty = today.date === day ? today.difficulty : (await api.get(`/api/daily/${day}/board/`)).difficulty;
+  } catch {
+    return; // the difficulty is a plus; the game stands without it
+  }
+  if (!difficulty) return;
+  const name = difficultyName(difficulty.label);
+  box.querySelector("[data-difficulty-label]").replaceChildren(
+    h(`span.pill.difficulty-${difficulty.label}`, {}, name),
+    h("span.sr-only", {}, ` ${TEXT.difficultyMore}`),
+  );
+  box.querySelector("[data-difficulty-text]").textContent = TEXT.difficulty(name, formatPercent(difficulty.share));
+  box.dataset.difficulty = difficulty.label;
+  box.hidden = false;
+}
+// The explanation closes as a menu does: a press elsewhere, or Escape.
+document.addEventListener("pointerdown", (e) => {
+  const box = root.querySelector("[data-difficulty][open]");
+  if (box && !box.contains(e.target)) box.open = false;
+});
+document.addEventListener("keydown", (e) => {
+  const box = root.querySelector("[data-difficulty][open]");
+  if (box && e.key === "Escape") {
+    box.open = false;
+    box.querySelector("summary").focus();
+  }
+});
+
 // ---- drawing -----------------------------------------------------------------------------------
 
 function show(next, renderOptions = {}) {
@@ -194,24 +346,58 @@ function show(next, renderOptions = {}) {
   board.render(game.state, renderOptions);
   if (hint && hint.ply === game.ply) highlight(hint.action);
   else hint = null;
+  noteVerdict();
   messages.stand(standingMessage());
-  if (game.kind === "daily" && wasInPlay && !inPlay()) showResult(game); // ended here
+  if (game.kind === "daily" && wasInPlay && !inPlay()) showResult(game, { celebrate: game.status === "won" }); // ended here
   else if (game.status === "won" && wasInPlay && !winShown) showWin(); // won here, not on an old game
+  if (game.kind === "daily" && !difficultyShown) showDifficulty();
+}
+
+/** A small button of a notice; `data-action` keeps the keyboard's place when it is drawn again. */
+function noticeButton(action, label, onClick, primary = false) {
+  return h(`button.button.small${primary ? ".primary" : ""}`, { type: "button", dataset: { action }, onclick: onClick }, label);
+}
+
+/** The notice's offer of the last winnable position: its sentence and its button. */
+function lostOffer(known) {
+  const undo = known.undo;
+  if (undo && undo.actions > 0) {
+    const ply = game.ply;
+    return { text: TEXT.lostUndo(undo.actions), button: noticeButton("undo-back", TEXT.undoBack(undo.actions), () => undoBack(undo.actions, ply), true) };
+  }
+  return { text: TEXT.lostNoUndo, button: noticeButton("new-game", TEXT.newGameButton, openNewGame) };
+}
+
+/** The solver's proof that this practice position is lost, when the page has it. */
+function knownLost() {
+  return inPlay() && game.kind === "practice" && verdict && verdict.ply === game.ply
+    && verdict.outcome === "no_win" && verdict.proved !== false ? verdict : null;
 }
 
 /**
- * What the message area says while nothing else is said: that no card can move (the server's
- * `stuck`, from the position: it holds across reloads and goes with the game's end), offering
- * only what can be done; else, until the rules have been seen once, where they are.
+ * What the message area says while nothing else is said: that the game is stuck for good (the
+ * server's `stuck`, from what the player sees: it holds across reloads and goes with the game's
+ * end), with Undo and Resign; in practice, that the solver proved the position lost, with the way
+ * back to the last winnable one; else, until the rules have been seen once, where they are.
  */
 function standingMessage() {
   const s = game.state;
+  const lost = knownLost();
   if (inPlay() && s.stuck) {
-    const turns = (s.legal || []).some((t) => t === "D" || t === "C");
-    const next = game.kind === "daily"
-      ? (s.can_undo ? TEXT.undoOrResign : TEXT.resign)
-      : (s.can_undo ? TEXT.undoOrNew : TEXT.newGame);
-    return { text: `${turns ? TEXT.stuck : TEXT.stuckNothing} ${next}`, kind: "stuck" };
+    const daily = game.kind === "daily";
+    const next = s.can_undo
+      ? (daily ? TEXT.undoOrResign : TEXT.undoOrResignPractice)
+      : (daily ? TEXT.resign : TEXT.resignPractice);
+    const offer = lost?.undo?.actions > 0 ? lostOffer(lost) : null;
+    const actions = [];
+    if (offer) actions.push(offer.button);
+    if (s.can_undo) actions.push(noticeButton("undo", TEXT.undoButton, undo));
+    actions.push(noticeButton("resign", TEXT.resignButton, resign));
+    return { text: [TEXT.stuck, offer ? offer.text : next].join(" "), kind: "stuck", actions };
+  }
+  if (lost) {
+    const offer = lostOffer(lost);
+    return { text: offer.text, kind: "lost", actions: [offer.button] };
   }
   if (inPlay() && !localStorage.getItem(RULES_SEEN_KEY)) {
     const close = h("button.button.small", { type: "button" }, TEXT.close);
@@ -273,6 +459,8 @@ function announce(next, before) {
   announcer.title = token;
 }
 
+/** The win's moment (a practice game; a daily's is its result card): "You won!", read out as
+ * focus lands on it, over a short cascade of cards (none under prefers-reduced-motion). */
 function showWin() {
   winShown = true;
   const time = root.querySelector("[data-timer]").textContent;
@@ -281,8 +469,9 @@ function showWin() {
     { score: formatNumber(game.score), count: formatNumber(game.actions), time },
   );
   winBanner.querySelector("[data-win-replay]").href = `/games/${game.id}/replay/`;
+  celebrate(winBanner);
   winBanner.showModal(); // (a dialog: Escape closes it)
-  winBanner.querySelector("[data-win-close]").focus();
+  winBanner.querySelector("#win-title").focus();
 }
 winBanner.querySelector("[data-win-close]").addEventListener("click", () => winBanner.close());
 
@@ -308,17 +497,32 @@ async function askHint() {
   const ply = game.ply;
   const before = game.state;
   try {
+    await created();
+    await verdictAsking?.catch(() => {}); // (its search kept its answer: the hint looks it up)
     const answer = await api.get(`/api/games/${gameId}/hint/`);
     if (game.ply !== ply) return; // the game moved on meanwhile
     let text;
-    if (answer.outcome === "win") {
+    let actions = [];
+    if (answer.action && (answer.outcome === "win" || answer.outcome === "unknown")) {
       hint = { ply, action: answer.action };
       highlight(answer.action);
-      text = TEXT.hint(actionWords(answer.action, before));
+      const words = actionWords(answer.action, before);
+      // A move is "a hint" only on a line the solver followed to the win; else it says so.
+      text = answer.outcome === "win" && answer.proved !== false ? TEXT.hint(words) : TEXT.hintUnproved(words);
+    } else if (answer.outcome === "no_win") {
+      verdict = { ply, outcome: "no_win", proved: true, undo: answer.undo ?? null };
+      messages.stand(standingMessage());
+      if (answer.undo?.actions > 0) {
+        const offer = lostOffer(verdict);
+        text = offer.text;
+        actions = [offer.button];
+      } else {
+        text = TEXT.hintNoWin;
+      }
     } else {
-      text = answer.outcome === "no_win" ? TEXT.hintNoWin : TEXT.hintUnknown;
+      text = TEXT.hintUnknown;
     }
-    messages.say(text, "info", 8000);
+    messages.say(text, "info", 8000, actions);
   } catch (err) {
     messages.say(err.status === 429 ? TEXT.hintThrottled(err.body.retry_after ?? 60) : err.message, "error");
   } finally {
@@ -398,18 +602,21 @@ root.querySelector("[data-copy-code]").addEventListener("click", async () => {
   messages.say(ok ? fmt(gettext("Copied %(code)s"), { code: game.code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
 });
 
-root.querySelector("[data-resign]").addEventListener("click", async () => {
+/** Resign, once the player confirms it (the toolbar's button and the stuck notice's). */
+async function resign() {
   if (!inPlay()) return;
   const question = game.kind === "daily"
     ? gettext("Resign this game? This is your ranked attempt for today.")
     : gettext("Resign this game?");
   if (!window.confirm(question)) return;
   try {
+    await created();
     show(await api.post(`/api/games/${gameId}/resign/`), { animate: false });
   } catch (err) {
     messages.say(err.message, "error");
   }
-});
+}
+root.querySelector("[data-resign]").addEventListener("click", resign);
 
 const newGameDialog = $("[data-new-game-dialog]");
 function openNewGame() {

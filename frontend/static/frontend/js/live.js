@@ -7,6 +7,8 @@
 
 /** Close code of a socket whose live updates are unavailable (docs/api.md). */
 const PAUSED = 4503;
+/** Close code of a socket refused because its network holds too many already: poll as paused. */
+const CROWDED = 4429;
 /** While paused, the board is fetched this often (milliseconds). */
 const POLL_MS = 5000;
 
@@ -101,7 +103,7 @@ export class LiveBoard {
       if (this.socket !== socket) return;
       this.socket = null;
       if (!this.closed) {
-        if (e.code === PAUSED) this.pause();
+        if (e.code === PAUSED || e.code === CROWDED) this.pause();
         else if (!this.pollTimer) this.onState("offline");
         this.reconnectSoon();
       }

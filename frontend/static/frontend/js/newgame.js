@@ -59,11 +59,8 @@ export function bindNewGameForm(form, { onCancel } = {}) {
       const game = await api.post("/api/games/", body);
       location.assign(`/games/${game.id}/`);
     } catch (err) {
-      if (err.status === 401 || err.status === 403) {
-        error.textContent = gettext("Log in to play.");
-      } else {
-        error.textContent = err.message;
-      }
+      // (anyone may start a practice game: a visitor becomes a guest; a refusal says why)
+      error.textContent = err.message;
       submit.disabled = false;
     }
   });

@@ -1,5 +1,6 @@
 // The replay viewer: the record's tokens plus the server's view at every ply
-// (GET /api/games/<id>/record/?states=1). Nothing about the rules is computed here.
+// (GET /api/games/<id>/record/?states=1), and where the win slipped away, as the server's analysis
+// says it (GET /api/games/<id>/analysis/). Nothing about the rules is computed here.
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { copyText, fmt, formatDay, formatNumber, h, loginUrl, pageMessageArea, resultLabel, toast } from "./ui.js";
@@ -15,8 +16,11 @@ const scrubber = root.querySelector("[data-scrubber]");
 const playButton = root.querySelector("[data-play]");
 const speedSelect = root.querySelector("[data-speed]");
 const tokenList = root.querySelector("[data-tokens]");
+const analysisBox = root.querySelector("[data-analysis]");
 // A message takes its line above the board only while it shows: the board fits itself again.
 new ResizeObserver(() => record && board.layoutColumns()).observe(pageMessageArea().el);
+// So does the analysis below the actions, as it appears and grows.
+if (analysisBox) new ResizeObserver(() => record && board.layoutColumns()).observe(analysisBox);
 // On a phone the list of actions starts folded: the board needs the room.
 if (window.matchMedia("(max-width: 699px)").matches) root.querySelector("[data-actions-list]").open = false;
 
@@ -35,6 +39,18 @@ const TEXT = {
   signUp: gettext("Sign up"),
   needsLogin: gettext("Log in to see this replay: it is not public yet."),
   notFound: gettext("No such game, or not yours to see yet. Another player's daily attempt opens to everyone once its day is over; a practice game once it is finished."),
+  analysing: gettext("Analysing…"),
+  won: gettext("Won."),
+  neverWinnable: gettext("This deal could not be won from the start."),
+  stillWinnable: gettext("The game could still be won when it ended."),
+  undecided: gettext("Undecided: the solver could not tell in time."),
+  slip: (n, played, better, line) => fmt(ngettext(
+    "The win slipped away at action %(n)s: %(played)s left no way to win. %(better)s was still winning (a line of %(line)s action).",
+    "The win slipped away at action %(n)s: %(played)s left no way to win. %(better)s was still winning (a line of %(line)s actions).",
+    line,
+  ), { n: formatNumber(n), played, better, line: formatNumber(line) }),
+  jump: (n) => fmt(gettext("Go to action %(n)s"), { n: formatNumber(n) }),
+  slipMark: gettext("no win after this"),
 };
 
 /** The words of the action that led to `position` (1 = the first action). */
@@ -126,6 +142,62 @@ function drawHead() {
   root.querySelector("[data-code]").textContent = record.code || "";
 }
 
+// ---- where the win slipped away (GET /api/games/<id>/analysis/) --------------------------------
+
+/** The analysis as the server gives it: words for the verdict, and for a slip, its action marked
+ * in the list and a way to jump to it. The actions are named as the list names them. */
+function drawAnalysis(analysis) {
+  const text = analysisBox.querySelector("[data-analysis-text]");
+  const jump = analysisBox.querySelector("[data-analysis-jump]");
+  analysisBox.dataset.status = analysis.status;
+  jump.hidden = true;
+  if (analysis.status === "analysing") text.textContent = TEXT.analysing;
+  else if (analysis.status !== "ready") text.textContent = TEXT.undecided;
+  else if (analysis.won) text.textContent = TEXT.won;
+  else if (!analysis.winnable) text.textContent = TEXT.neverWinnable;
+  else if (!analysis.slip) text.textContent = TEXT.stillWinnable;
+  else {
+    const { ply, played, better, line } = analysis.slip;
+    const before = states[ply - 1];
+    text.textContent = TEXT.slip(ply, actionWords(played, before), actionWords(better, before), line);
+    text.title = `${played} · ${better}`;
+    jump.textContent = TEXT.jump(ply);
+    jump.hidden = false;
+    jump.onclick = () => { pause(); go(ply); };
+    const item = tokenList.querySelector(`button[data-position="${ply}"]`);
+    if (item && !("slip" in item.dataset)) {
+      item.dataset.slip = "";
+      item.append(" ", h("span.slip-mark", {}, TEXT.slipMark));
+    }
+  }
+}
+
+/** Asks for the analysis until it is ready, waiting longer each time (1 s, 2 s, … 30 s): the
+ * worker tier computes it in the background. Not for a day's solution, nor for a game that has
+ * none (in progress, a daily attempt whose day is not over: 404). */
+async function showAnalysis() {
+  if (root.dataset.recordUrl || !analysisBox) return;
+  let wait = 1000;
+  for (;;) {
+    let analysis = null;
+    try {
+      analysis = await api.get(`/api/games/${gameId}/analysis/`);
+    } catch (err) {
+      if (err?.status === 401 || err?.status === 404) {
+        analysisBox.hidden = true;
+        return;
+      }
+    }
+    if (analysis) {
+      analysisBox.hidden = false;
+      drawAnalysis(analysis);
+      if (analysis.status !== "analysing") return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    wait = Math.min(wait * 2, 30000);
+  }
+}
+
 // ---- events -------------------------------------------------------------------------------------
 
 root.querySelector("[data-first]").addEventListener("click", () => { pause(); go(0); });
@@ -200,5 +272,6 @@ async function start() {
   buildTokens();
   const asked = Number(new URLSearchParams(location.search).get("ply"));
   go(Number.isInteger(asked) && asked > 0 ? asked : 0, { animate: false });
+  showAnalysis();
 }
 start();

@@ -1,46 +1,69 @@
-// The result card of a daily attempt that is over: won or cards on the foundations, actions, time, the rank
-// now (kept live from the day's board), the day's par once published, and a spoiler-free text
-// to share (date, result, rank; never a card).
+// The result card of a daily attempt that is over, in plain words: the cards placed and the rank
+// now (kept live from the day's board), the line's length against par once the day is over, the
+// streak of days played, where the win slipped away (after the day), the day's picture so far,
+// and a spoiler-free text to share: the day, a row of squares per suit, cards, actions, rank.
 import { api } from "./api.js";
 import { dayPicture } from "./chart.js";
 import { LiveBoard } from "./live.js";
-import { copyText, fmt, formatDay, formatDuration, formatNumber } from "./ui.js";
+import { celebrate, copyText, fmt, formatDay, formatDuration, formatNumber } from "./ui.js";
 
 const TEXT = {
-  won: pgettext("game result", "Won"),
+  won: gettext("You won!"),
+  title: gettext("Your daily deal"),
   // (the base card counts: it is on its foundation from the deal)
-  cards: (n) => fmt(ngettext("%(count)s card on the foundations", "%(count)s cards on the foundations", n), { count: formatNumber(n) }),
-  rank: (rank, count) => (count
-    ? fmt(gettext("%(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) })
-    : formatNumber(rank)),
-  par: (n) => fmt(ngettext("%(count)s action", "%(count)s actions", n), { count: formatNumber(n) }),
+  place: (game, rank, count) => {
+    const cards = formatNumber(game.foundation_cards);
+    if (!rank || !count) {
+      return game.status === "won" ? gettext("All 52 cards on the foundations") : fmt(gettext("%(cards)s of 52 cards on the foundations"), { cards });
+    }
+    const values = { cards, rank: formatNumber(rank), count: formatNumber(count) };
+    return game.status === "won"
+      ? fmt(gettext("All 52 cards on the foundations — rank %(rank)s of %(count)s"), values)
+      : fmt(gettext("%(cards)s of 52 cards on the foundations — rank %(rank)s of %(count)s"), values);
+  },
+  line: (actions, time, par) => (par === null
+    ? fmt(ngettext(
+      "Your line: %(count)s action in %(time)s. Par, the solver's line, is shown once the day is over.",
+      "Your line: %(count)s actions in %(time)s. Par, the solver's line, is shown once the day is over.", actions,
+    ), { count: formatNumber(actions), time })
+    : fmt(ngettext(
+      "Your line: %(count)s action in %(time)s; par (the solver's line): %(par)s.",
+      "Your line: %(count)s actions in %(time)s; par (the solver's line): %(par)s.", actions,
+    ), { count: formatNumber(actions), time, par: formatNumber(par) })),
+  streak: (n) => fmt(ngettext("Streak: %(count)s day in a row played.", "Streak: %(count)s days in a row played.", n), { count: formatNumber(n) }),
+  analysing: gettext("Analysing your game…"),
+  slip: (action) => fmt(gettext("Your game could be won until action %(action)s."), { action: formatNumber(action) }),
+  neverWinnable: gettext("No line could win this deal: the solver searched them all."),
+  undecided: gettext("The solver could not tell where your game stopped being winnable."),
   copied: gettext("Result copied: paste it anywhere."),
   copyFailed: gettext("Copy failed: select the text and copy it."),
-  share: ({ day, outcome, actions, time, rank, count, url }) => [
-    fmt(gettext("Canfield Online · daily deal %(day)s"), { day }),
-    `${outcome} · ${fmt(ngettext("%(count)s action", "%(count)s actions", actions), { count: formatNumber(actions) })} · ${time}`,
-    rank
-      ? (count
-        ? fmt(gettext("Rank %(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) })
-        : fmt(gettext("Rank %(rank)s"), { rank: formatNumber(rank) }))
-      : null,
-    url,
-  ].filter(Boolean).join("\n"),
+  shareTitle: (day) => fmt(gettext("Canfield Online · daily deal %(day)s"), { day }),
+  shareOutcome: (game) => (game.status === "won"
+    ? pgettext("game result", "Won")
+    : fmt(ngettext("%(count)s card on the foundations", "%(count)s cards on the foundations", game.foundation_cards), { count: formatNumber(game.foundation_cards) })),
+  shareActions: (n) => fmt(ngettext("%(count)s action", "%(count)s actions", n), { count: formatNumber(n) }),
+  shareRank: (rank, count) => (count
+    ? fmt(gettext("Rank %(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) })
+    : fmt(gettext("Rank %(rank)s"), { rank: formatNumber(rank) })),
 };
+
+/** The share text's picture: a row per suit, always in this order, whatever the deal's base. */
+const SUIT_ROWS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
+const PLACED = "🟩";
+const NOT_PLACED = "⬜";
+// While the day's analysis runs: asked again after these waits (ms), the last one repeated.
+const ANALYSIS_WAITS = [2000, 4000, 8000, 15000, 30000];
 
 const me = document.body.dataset.username;
 const card = document.querySelector("[data-result-card]");
 const message = card.querySelector("[data-result-message]"); // (the page's own is behind the dialog)
-let current = null; // {game, rank, count}
+let current = null; // {game, rank, count, par, streak}
 let live = null;
 let refetching = null;
+let analysisTimer = null;
 
 const elapsed = (game) =>
   game.started_at && game.finished_at ? Date.parse(game.finished_at) - Date.parse(game.started_at) : null;
-
-function outcome(game) {
-  return game.status === "won" ? TEXT.won : TEXT.cards(game.foundation_cards);
-}
 
 /** The day's par in actions, when the board has one (published once the day is over). */
 function parActions(board) {
@@ -50,23 +73,35 @@ function parActions(board) {
   return null;
 }
 
-export function shareText() {
-  if (!current) return "";
-  const { game, rank, count } = current;
-  return TEXT.share({
-    day: game.daily_date,
-    outcome: outcome(game),
-    actions: game.actions,
-    time: formatDuration(elapsed(game)),
-    rank,
-    count,
-    url: `${location.origin}/leaderboard/${game.daily_date}/`,
+/** A row of 13 squares per suit: the cards of that suit on its foundation, placed or not. Counts
+ * only: no card, no move (the base card's suit reads as one placed card, as any other). */
+export function shareRows(game) {
+  const placed = new Map((game.state?.foundations || []).map((f) => [f.suit, f.cards.length]));
+  return SUIT_ROWS.map(([suit, symbol]) => {
+    const n = Math.max(0, Math.min(13, placed.get(suit) || 0));
+    return `${symbol} ${PLACED.repeat(n)}${NOT_PLACED.repeat(13 - n)}`;
   });
 }
 
-function drawRank() {
-  const { rank, count } = current;
-  card.querySelector("[data-result-rank]").textContent = rank ? TEXT.rank(rank, count) : "–";
+export function shareText() {
+  if (!current) return "";
+  const { game, rank, count } = current;
+  return [
+    TEXT.shareTitle(game.daily_date),
+    ...shareRows(game),
+    [TEXT.shareOutcome(game), TEXT.shareActions(game.actions), formatDuration(elapsed(game))].join(" · "),
+    rank ? TEXT.shareRank(rank, count) : null,
+    `${location.origin}/leaderboard/${game.daily_date}/`,
+  ].filter(Boolean).join("\n");
+}
+
+function drawLines() {
+  const { game, rank, count, par, streak } = current;
+  card.querySelector("[data-result-place]").textContent = TEXT.place(game, rank, count);
+  card.querySelector("[data-result-line]").textContent = TEXT.line(game.actions, formatDuration(elapsed(game)), par);
+  const streakLine = card.querySelector("[data-result-streak]");
+  streakLine.hidden = !streak;
+  streakLine.textContent = streak ? TEXT.streak(streak) : "";
   card.dataset.shareText = shareText();
 }
 
@@ -75,10 +110,68 @@ function fromBoard(board) {
   if (row?.rank) current.rank = row.rank;
   if (typeof board.count === "number") current.count = board.count;
   const par = parActions(board);
-  card.querySelector("[data-result-par-box]").hidden = par === null;
-  if (par !== null) card.querySelector("[data-result-par]").textContent = TEXT.par(par);
-  drawRank();
+  if (par !== null) current.par = par;
+  drawLines();
 }
+
+/** The streak of days played (the player's stats), once per card. */
+async function drawStreak(game) {
+  if (!me) return;
+  try {
+    const player = await api.get(`/api/players/${encodeURIComponent(me)}/`);
+    if (current?.game.id !== game.id) return;
+    current.streak = player.stats?.current_streak || null;
+    drawLines();
+  } catch {
+    // the streak is a plus; the card stands without it
+  }
+}
+
+// ---- where the win slipped away (once the day is over) -----------------------------------------
+
+function slipLine(text, action = null) {
+  const line = card.querySelector("[data-result-slip]");
+  const link = card.querySelector("[data-result-slip-link]");
+  line.hidden = !text;
+  line.querySelector("[data-result-slip-text]").textContent = text || "";
+  link.hidden = action === null;
+  if (action !== null) link.href = `/games/${current.game.id}/replay/?ply=${action}`;
+}
+
+/**
+ * GET /analysis/ of an attempt whose day is over (its `code` is public then): "Analysing…" while
+ * the worker tier searches, asked again with a growing wait while the card is open; then the
+ * action after which no win was left, with the replay at that action. Never during the day: the
+ * analysis knows the deal's hidden cards.
+ */
+async function drawSlip(game, attempt = 0) {
+  clearTimeout(analysisTimer);
+  if (!game.code || current?.game.id !== game.id || !card.open) return;
+  let analysis;
+  try {
+    analysis = await api.get(`/api/games/${game.id}/analysis/`);
+  } catch {
+    slipLine(null); // not available (404), or not now: the card stands without it
+    return;
+  }
+  if (current?.game.id !== game.id) return;
+  if (analysis.status === "analysing") {
+    slipLine(TEXT.analysing);
+    const wait = ANALYSIS_WAITS[Math.min(attempt, ANALYSIS_WAITS.length - 1)];
+    analysisTimer = setTimeout(() => drawSlip(game, attempt + 1), wait);
+  } else if (analysis.status === "ready") {
+    if (analysis.won) slipLine(null);
+    else if (!analysis.winnable) slipLine(TEXT.neverWinnable);
+    else if (analysis.slip) {
+      const action = analysis.slip.ply; // (its number in the log, undos included: 1 = the first)
+      slipLine(TEXT.slip(action), action);
+    } else slipLine(null);
+  } else {
+    slipLine(TEXT.undecided);
+  }
+}
+
+// ---- the day's picture and the live rank -------------------------------------------------------
 
 // The day's picture so far (counts only), drawn when the card opens and again at most every
 // PICTURE_EVERY ms while the board moves.
@@ -124,25 +217,41 @@ function watch(day) {
   });
 }
 
-/** Shows the card for `game`, a daily attempt that is over. */
-export function showResult(game) {
-  current = { game, rank: current?.game.id === game.id ? current.rank : null, count: current?.count ?? null };
+/**
+ * Shows the card for `game`, a daily attempt that is over; `celebrate`: it was won just now, on
+ * this page (the win's moment: "You won!" with a short cascade of cards).
+ */
+export function showResult(game, { celebrate: moment = false } = {}) {
+  const same = current?.game.id === game.id;
+  current = {
+    game,
+    rank: same ? current.rank : null,
+    count: current?.count ?? null,
+    par: same ? current.par : null,
+    streak: same ? current.streak : null,
+  };
+  const title = card.querySelector("[data-result-title]");
+  title.textContent = game.status === "won" ? TEXT.won : TEXT.title;
   card.querySelector("[data-result-day]").textContent = formatDay(game.daily_date);
-  card.querySelector("[data-result-outcome]").textContent = outcome(game);
-  card.querySelector("[data-result-actions]").textContent = formatNumber(game.actions);
-  card.querySelector("[data-result-time]").textContent = formatDuration(elapsed(game));
   card.querySelector("[data-result-replay]").href = `/games/${game.id}/replay/`;
   card.querySelector("[data-result-board]").href = `/leaderboard/${game.daily_date}/`;
-  drawRank();
+  drawLines();
+  slipLine(null);
   message.textContent = "";
   pictured = 0;
   drawPicture();
+  if (moment) celebrate(card);
+  else card.querySelector(":scope > .celebration")?.remove();
   if (!card.open) card.showModal(); // (a dialog: Escape closes it)
-  card.querySelector("[data-share]").focus();
+  title.focus(); // (read out: the dialog's name, then what follows)
+  card.scrollTop = 0;
   refresh();
+  drawStreak(game);
+  drawSlip(game);
   watch(game.daily_date);
 }
 
+card.addEventListener("close", () => clearTimeout(analysisTimer));
 card.querySelector("[data-result-close]").addEventListener("click", () => card.close());
 card.querySelector("[data-share]").addEventListener("click", async () => {
   const ok = await copyText(shareText());

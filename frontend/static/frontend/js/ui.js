@@ -75,10 +75,11 @@ export class MessageArea {
     this.timer = null;
   }
 
-  /** Shows `text` for `ms` milliseconds (then the standing message again). */
-  say(text, kind = "info", ms = 5000) {
+  /** Shows `text` (with buttons: `actions`) for `ms` milliseconds, then the standing message
+   * again. */
+  say(text, kind = "info", ms = 5000, actions = []) {
     clearTimeout(this.timer);
-    this.show({ text, kind, actions: [] });
+    this.show({ text, kind, actions });
     this.timer = setTimeout(() => {
       this.timer = null;
       this.show(this.standing);
@@ -102,7 +103,10 @@ export class MessageArea {
     const text = message?.text ?? "";
     if (this.text.textContent !== text) this.text.textContent = text; // (read out when it changes)
     this.el.dataset.kind = message?.kind ?? "";
+    // A button drawn again (the notice is rebuilt with each position) keeps the keyboard's place.
+    const focused = this.extra.contains(document.activeElement) ? document.activeElement.dataset.action : null;
     this.extra.replaceChildren(...(message?.actions || []));
+    if (focused) this.extra.querySelector(`[data-action="${focused}"]`)?.focus();
     this.el.classList.toggle("has-message", Boolean(text));
   }
 }
@@ -205,6 +209,30 @@ export async function copyText(text) {
 
 export function reducedMotion() {
   return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+const CELEBRATION_SUITS = ["S", "H", "D", "C"];
+
+/**
+ * A win's moment: small cards cascading down `container` (a dialog), about 1.5 s, drawn by CSS
+ * alone (site.css, "The win's moment") and gone under prefers-reduced-motion. Decoration only:
+ * hidden from screen readers, which hear the dialog's heading.
+ */
+export function celebrate(container, count = 16) {
+  container.querySelector(":scope > .celebration")?.remove();
+  const box = h("div.celebration", { "aria-hidden": "true" });
+  for (let i = 0; i < count; i++) {
+    const suit = CELEBRATION_SUITS[i % 4];
+    const piece = svgUse(`suit-${suit}`);
+    const card = h(`span.celebration-card${suit === "H" || suit === "D" ? ".red" : ""}`, {}, piece);
+    // A spread that looks scattered but is the same every time: no randomness to test around.
+    card.style.setProperty("--x", `${(i * 37 + 7) % 96}%`);
+    card.style.setProperty("--delay", `${(i * 53) % 400}ms`);
+    card.style.setProperty("--turn", `${((i * 71) % 90) - 45}deg`);
+    box.append(card);
+  }
+  container.prepend(box);
+  return box;
 }
 
 /** Shows an error box inside `container`, with a log-in link when the server wants one. */
