@@ -8,6 +8,9 @@ STAMP := $(VENV)/.requirements.stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# The suite runs in this many processes (pytest-xdist), a test file to a process: most of its time
+# is spent waiting on the servers and browsers it starts, not on the CPU.
+PYTEST_WORKERS ?= 2
 USERS ?= 200
 SECONDS ?= 60
 LOADTEST_ARGS ?=
@@ -126,7 +129,7 @@ lint: deps
 	DAILY_DEAL_SECRET=compose-config-check-only docker-compose -f docker-compose.yml config -q
 
 pytest: deps
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 fmt: deps
 	$(BIN)/ruff format .
