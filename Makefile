@@ -25,7 +25,7 @@ help:
 	@echo "make pytest  the test suite only (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint    ruff check, ruff format --check, mypy (the whole project), compose check"
 	@echo "make fmt     ruff format and ruff check --fix"
-	@echo "make bench   run the engine, look-ahead, API, throughput, leaderboard, fault, offload, worker and flood benchmarks (~55 min)"
+	@echo "make bench   run the engine, look-ahead, API, throughput, leaderboard, fault, offload, worker, socket-flood and log-in-flood benchmarks (~57 min)"
 	@echo "make loadtest  Locust against two Daphne processes behind nginx (USERS=200 SECONDS=60)"
 	@echo "make lock    pin pyproject.toml's dependencies into requirements*.lock"
 	@echo "make messages         update locale/*/LC_MESSAGES/*.po from the sources (then translate)"
@@ -141,7 +141,7 @@ lock: deps
 	$(BIN)/uv pip compile -q pyproject.toml --group dev --python-version 3.11 -o requirements-dev.lock
 
 bench: deps
-	@set -e; for script in engine stuck api throughput board faults offload worker flood; do \
+	@set -e; for script in engine stuck api throughput board faults offload worker flood login_flood; do \
 		echo "== benchmarks/$$script.py"; $(BIN)/python "benchmarks/$$script.py"; \
 	done
 

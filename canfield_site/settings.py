@@ -285,6 +285,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "canfield_site.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A browser's device id, on its first HTML page (after WhiteNoise: never on a static file);
+    # for the fair-play review, hashed (canfield_site/devices.py, docs/privacy.md).
+    "canfield_site.devices.DeviceCookieMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After the session (it reads the session's and the cookie's language), before
     # CommonMiddleware (which may redirect, and should do so in the request's language).
@@ -501,6 +504,24 @@ ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
 # issues a new one). Sessions (the pages) keep Django's own two weeks.
 TOKEN_LIFETIME_DAYS = env_int("TOKEN_LIFETIME_DAYS", 30, minimum=1)
 
+# Password hashing (canfield_site.accounts.hashing): a log-in, a sign-up or the admin's log-in
+# gives its database connection back before it hashes, and hashes in one of LOGIN_HASH_SLOTS slots
+# of its process (default: the CPUs it may run on, at least 2); one that finds no slot free within
+# LOGIN_HASH_WAIT seconds is answered 503 busy at once, with Retry-After. ModelBackend stays
+# listed for the sessions it logged in (guests).
+AUTHENTICATION_BACKENDS = [
+    "canfield_site.accounts.hashing.SlotBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+_CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+LOGIN_HASH_SLOTS = env_int("LOGIN_HASH_SLOTS", max(2, _CPUS or 2), minimum=1)
+LOGIN_HASH_WAIT = env_float("LOGIN_HASH_WAIT", 0.5, minimum=0.0, maximum=30.0)
+# A hash runs at this scheduling priority (nice, 0 to 19; 0: unchanged): the CPU goes to other
+# requests first.
+LOGIN_HASH_NICE = env_int("LOGIN_HASH_NICE", 10, minimum=0)
+if LOGIN_HASH_NICE > 19:
+    raise ImproperlyConfigured(f"LOGIN_HASH_NICE: expected 0 to 19, got {LOGIN_HASH_NICE}")
+
 # A visitor's first practice game makes them a guest (canfield_site.accounts.guests); a guest
 # with no game started nor action played for this many days is deleted with their games by the
 # worker tier (accounts.tasks.purge_guests, hourly).
@@ -555,11 +576,15 @@ WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 
 # Throttle rates by scope; a view opts in with `throttle_scope = "<scope>"`.
 THROTTLE_RATES = {
+    # (Per address: an IPv4 address, or an IPv6 /64.)
     "signup": env_rate("THROTTLE_SIGNUP", "10/hour"),
-    # Log-ins (the API's and the admin's): every attempt per client address, and failed attempts
-    # per account, whatever the address (canfield_site.throttling.LoginLimits).
+    # Log-ins (the API's and the admin's): every attempt per client address; failed attempts per
+    # account and network (an IPv4 /24, an IPv6 /64), and per account from all networks together
+    # — a ceiling that never stops a network the account has logged in from before
+    # (canfield_site.throttling.LoginLimits).
     "login": env_rate("THROTTLE_LOGIN", "20/min"),
     "login_account": env_rate("THROTTLE_LOGIN_ACCOUNT", "10/hour"),
+    "login_account_all": env_rate("THROTTLE_LOGIN_ACCOUNT_ALL", "50/hour"),
     "actions": env_rate("THROTTLE_ACTIONS", "600/min"),
     # A record with every state (?states=1) costs up to ~2 MB and 0.4 s: per player, or address.
     "states": env_rate("THROTTLE_STATES", "30/min"),

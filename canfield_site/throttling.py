@@ -1,15 +1,32 @@
-"""Rate limits by scope (signup, login, login_account, actions, states, hints, verdicts,
-practice, practice_network, guests, guest_games), counted atomically.
+"""Rate limits by scope (signup, login, login_account, login_account_all, actions, states, hints,
+verdicts, practice, practice_network, guests, guest_games), counted atomically.
 
 A view opts in with `throttle_scope = "<scope>"`; ScopedThrottle is in DRF's
 DEFAULT_THROTTLE_CLASSES, so nothing else is needed. The rates are settings.THROTTLE_RATES
-(environment: THROTTLE_SIGNUP, THROTTLE_LOGIN, THROTTLE_LOGIN_ACCOUNT, THROTTLE_ACTIONS,
-THROTTLE_STATES, THROTTLE_HINTS, THROTTLE_VERDICTS, THROTTLE_PRACTICE, THROTTLE_PRACTICE_NETWORK,
-THROTTLE_GUESTS, THROTTLE_GUEST_GAMES). A client is its user when authenticated, else its IP
-address (behind proxies see REST_FRAMEWORK["NUM_PROXIES"]). Log-ins count by hand (LoginLimits):
-per address and per account; hints and verdicts count their searches only (:func:`limit`); a new
-practice game counts against several limits at once, per player and per network (:class:`Limits`,
-:func:`network_key`).
+(environment: THROTTLE_SIGNUP, THROTTLE_LOGIN, THROTTLE_LOGIN_ACCOUNT, THROTTLE_LOGIN_ACCOUNT_ALL,
+THROTTLE_ACTIONS, THROTTLE_STATES, THROTTLE_HINTS, THROTTLE_VERDICTS, THROTTLE_PRACTICE,
+THROTTLE_PRACTICE_NETWORK, THROTTLE_GUESTS, THROTTLE_GUEST_GAMES). A client is its user when
+authenticated, else its address (behind proxies see REST_FRAMEWORK["NUM_PROXIES"]) as
+:func:`address_key` counts it: an IPv4 address, or an IPv6 address's /64. Log-ins count by hand
+(:class:`LoginLimits`): per address, per account and network, per account; hints and verdicts
+count their searches only (:func:`limit`); a new practice game counts against several limits at
+once, per player and per network (:class:`Limits`, :func:`network_key`).
+
+**Addresses and networks.** An IPv6 client is counted by its /64: one subscriber is given a whole
+/64 (2^64 addresses) and may take any address in it, so counting each address apart was no limit
+(30 sign-ups from one /64 got 21 through a limit of 10). An IPv4 client is counted by its own
+address, not its /24: IPv4 addresses are scarce — an attacker pays for each one — and one /24 is
+often a carrier's NAT pool or a campus, many unrelated households behind one prefix, who would
+share one allowance. (An IPv4 address written as IPv6, ``::ffff:203.0.113.7``, is that IPv4
+address.) The limits that are meant per *network* (:func:`network_key`; a log-in's failures per
+account) count an IPv4 /24 or an IPv6 /64 (``canfield_site.networks``).
+
+**Log-ins that cannot be used against others.** Failed log-ins lock the (account, network) pair,
+not the account: ten wrong passwords for a name on the board from a stranger's network used to
+lock its owner out for an hour; now they lock that network out of that account only. A botnet
+guessing one account from many networks meets a ceiling per account (50 failures an hour by
+default: five networks' allowance), which still lets in a network the account has logged in from
+before — see :class:`LoginLimits`.
 
 **Atomic under parallel requests.** A limit is a sliding log per key of the times of the requests
 it let through within the rate's period; one step drops the old ones, compares the count with the
@@ -30,6 +47,7 @@ than an unlimited one for as long as Redis is away.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import logging
 import math
 import threading
@@ -173,7 +191,8 @@ def _remove(key: str, member: str, window: int) -> None:
 
 class ScopedThrottle(ScopedRateThrottle):
     """DRF's ScopedRateThrottle, reading the rates when asked (DRF copies them at import, so a
-    test's override would go unseen) and counting with an atomic :class:`Counter`."""
+    test's override would go unseen), counting with an atomic :class:`Counter`, and counting an
+    anonymous client by :func:`address_key` (an IPv6 client by its /64)."""
 
     def allow_request(self, request: Request, view: Any) -> bool:
         self.scope = getattr(view, self.scope_attr, None)
@@ -190,42 +209,142 @@ class ScopedThrottle(ScopedRateThrottle):
         self._wait = counter.hit()
         return self._wait is None
 
+    def get_ident(self, request: Request) -> str:
+        return address_key(client_address(request))
+
     def wait(self) -> float | None:
         return self._wait
+
+
+def client_address(request: HttpRequest | Request) -> str:
+    """The client's address as DRF reads it (the socket's peer, or X-Forwarded-For behind
+    ``NUM_PROXIES`` proxies); ``""`` when there is none."""
+    drf_request = request if isinstance(request, Request) else Request(request)
+    return BaseThrottle().get_ident(drf_request) or ""
+
+
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``address`` as an IP address — an IPv4 address written as IPv6 as the IPv4 one — or
+    ``None`` for text that is none."""
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def address_key(address: str) -> str:
+    """What a per-address limit counts ``address`` under: an IPv4 address itself, an IPv6
+    address's /64 (see the module's docstring for why), other text as it is."""
+    ip = _ip(address)
+    if ip is None:
+        return address
+    if ip.version == 4:
+        return str(ip)
+    return str(networks.network(str(ip)))
+
+
+def network_of(address: str) -> str:
+    """The network of ``address`` as text (``203.0.113.0/24``, ``2001:db8::/64``), or
+    ``address:<text>`` for text that is no IP address."""
+    ip = _ip(address)
+    network = networks.network(str(ip)) if ip is not None else None
+    return str(network) if network is not None else f"address:{address}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+#: How long a network an account logged in from stays known to it (:class:`LoginLimits`).
+KNOWN_NETWORK_DAYS = 90
 
 
 class LoginLimits:
     """The limits of a log-in attempt, for the API's log-in and the admin's alike:
 
-    - per client address, every attempt: ``THROTTLE_LOGIN`` (scope ``login``), a flood guard;
-    - per account (the username tried, ignoring case, known or not), failed attempts:
-      ``THROTTLE_LOGIN_ACCOUNT`` (scope ``login_account``) — what stops guessing one account's
-      password from many addresses. While it is full, even the right password is refused.
+    - per client address (:func:`address_key`), every attempt: ``THROTTLE_LOGIN`` (scope
+      ``login``), a flood guard;
+    - per (account, network), failed attempts: ``THROTTLE_LOGIN_ACCOUNT`` (scope
+      ``login_account``) — the account is the username tried, ignoring case, known or not; the
+      network the client's /24 or /64 (:func:`network_of`). Strangers who guess an account's
+      password from their networks fill their own counts, never the owner's: the owner logs in
+      from their network whatever others tried;
+    - per account, failed attempts from all networks together: ``THROTTLE_LOGIN_ACCOUNT_ALL``
+      (scope ``login_account_all``, much larger) — what stops a botnet from guessing one
+      account's password from many networks at once. While it is full, a network that has logged
+      in to the account before (or signed it up: :func:`remember_network`, kept in the cache for
+      ``KNOWN_NETWORK_DAYS`` days) is still let in, and counts its failures only per (account,
+      network); a network new to the account is refused (429) until the ceiling's window moves
+      on. So strangers' wrong passwords never stop the owner from logging in from a network they
+      have used; from a new network, only while a botnet keeps the ceiling full.
 
-    :meth:`admit` first — it counts the attempt on both, before any password is hashed, so a
-    burst of parallel guesses gets no more through than the limits — then :meth:`succeeded` after
-    a right password (a success is no failure: the account's count is given back).
+    :meth:`admit` first — it counts the attempt, before any password is hashed, so a burst of
+    parallel guesses gets no more through than the limits —, then :meth:`succeeded` after a right
+    password (a success is no failure: the account's counts are given back, and the network is
+    remembered), or :meth:`not_checked` when no password was checked (the hashing was busy).
     """
 
     def __init__(self, request: HttpRequest | Request, username: str) -> None:
-        drf_request = request if isinstance(request, Request) else Request(request)
-        self.address = Counter("login", BaseThrottle().get_ident(drf_request))
+        address = client_address(request)
+        self.address = Counter("login", address_key(address))
         # (hashed: any text may be tried as a username, and the cache keys stay plain)
-        account = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
-        self.account = Counter("login_account", account)
+        self.account = _digest(username.strip().lower())
+        self.network = network_of(address)
+        self.pair = Counter("login_account", _digest(f"{self.account} {self.network}"))
+        self.all = Counter("login_account_all", self.account)
 
     def admit(self) -> Throttled | None:
         """Count this attempt; the 429 to answer if a limit is passed."""
         wait = self.address.hit()
         if wait is not None:
             return Throttled(wait, _("Too many log-in attempts from this address."))
-        wait = self.account.hit()
+        wait = self.pair.hit()
         if wait is not None:
+            return Throttled(wait, _("Too many failed log-ins to this account from your network."))
+        wait = self.all.hit()
+        if wait is not None and not known_network(self.account, self.network):
+            self.pair.give_back()
             return Throttled(wait, _("Too many failed log-ins to this account."))
         return None
 
     def succeeded(self) -> None:
-        self.account.give_back()
+        self.not_checked()
+        remember(self.account, self.network)
+
+    def not_checked(self) -> None:
+        self.pair.give_back()
+        self.all.give_back()
+
+
+def _known_key(account: str, network: str) -> str:
+    return f"login_known:{_digest(f'{account} {network}')}"
+
+
+def known_network(account: str, network: str) -> bool:
+    """Whether ``network`` has logged in to (or signed up) ``account`` (a digest of the username)
+    within ``KNOWN_NETWORK_DAYS``; ``False`` when the cache is away."""
+    try:
+        return bool(caches["default"].get(_known_key(account, network)))
+    except CACHE_ERRORS as exc:
+        log.warning("known log-in networks not read: the cache is unreachable (%s)", exc)
+        return False
+
+
+def remember(account: str, network: str) -> None:
+    try:
+        caches["default"].set(
+            _known_key(account, network), True, timeout=KNOWN_NETWORK_DAYS * 24 * 3600
+        )
+    except CACHE_ERRORS as exc:
+        log.warning("known log-in network not kept: the cache is unreachable (%s)", exc)
+
+
+def remember_network(request: HttpRequest | Request, username: str) -> None:
+    """Keep the network of ``request`` as one that ``username``'s owner uses (a sign-up)."""
+    remember(_digest(username.strip().lower()), network_of(client_address(request)))
 
 
 def limit(scope: str, ident: str, message: str) -> Callable[[], None]:
@@ -243,12 +362,10 @@ def limit(scope: str, ident: str, message: str) -> Callable[[], None]:
 
 def network_key(request: HttpRequest | Request) -> str:
     """What the per-network limits count ``request`` under: a hash of its client's network
-    (``canfield_site.networks``: the /24 or /64 of its address, behind ``NUM_PROXIES`` proxies),
-    or of the address itself when that is no IP address."""
-    drf_request = request if isinstance(request, Request) else Request(request)
-    address = BaseThrottle().get_ident(drf_request) or ""
-    network = networks.network(address)
-    text = f"net:{network}" if network is not None else f"address:{address}"
+    (:func:`network_of`: the /24 or /64 of its address, behind ``NUM_PROXIES`` proxies), or of
+    the address itself when that is no IP address."""
+    network = network_of(client_address(request))
+    text = f"net:{network}" if not network.startswith("address:") else network
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -7,6 +7,7 @@ and ``guest``.
 """
 
 import json
+import re
 from datetime import UTC, date, datetime
 
 from django.contrib.auth.models import User
@@ -84,12 +85,20 @@ def rules(request: HttpRequest) -> HttpResponse:
     )
 
 
+#: A game's id in a page's address: digits, few enough for the database's integer.
+GAME_ID = re.compile(r"[0-9]{1,18}")
+
+
 @ensure_csrf_cookie
 def game(request: HttpRequest, game_id: str) -> HttpResponse:
-    """A game: its owner's (a player's, or a guest's) to play; anyone else is asked to log in."""
-    return _render(
-        request, "game.html", "game", game_id=game_id, play=request.user.is_authenticated
-    )
+    """A game: its owner's (a player's, or a guest's) to play; a visitor is asked to log in.
+    A game that does not exist, or (for someone logged in) is another's, is the 404 page: the
+    API answers its owner alone (``games.services.get_game``)."""
+    user = request.user
+    found = services.find_game(int(game_id)) if GAME_ID.fullmatch(game_id) else None
+    if found is None or (user.is_authenticated and found.owner_id != user.pk):
+        raise Http404(_("No such game."))
+    return _render(request, "game.html", "game", game_id=game_id, play=user.is_authenticated)
 
 
 @ensure_csrf_cookie

@@ -31,6 +31,8 @@ write it.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+from collections.abc import Sequence
 from functools import cached_property
 
 from django.conf import settings
@@ -38,7 +40,7 @@ from django.db import models
 from django.db.models import Q
 
 from games.clock import day_end
-from games.engine import DealCode
+from games.engine import Card, DealCode
 
 #: The shape of the engine views stored in ``Game.views``. Raise it whenever the engine's
 #: ``player_view()`` or ``full_view()`` changes shape; stored views of another version are
@@ -327,3 +329,25 @@ class GameAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"Analysis of #{self.game_id}: {self.status}"
+
+
+class DealtDeck(models.Model):
+    """A deck the server dealt: the deck of a practice game started from a CF1 code or as a
+    random deal. A practice game by a CF2 code plays only a deck recorded here or a published
+    daily's (``games.services.dealt_game``), so that a random deal shared as its code — CF1, or
+    its CF2 form, in any draw or rule set — plays for anyone, and a deck nobody was dealt here
+    does not. Keyed by :meth:`fingerprint`; written once, never changed."""
+
+    fingerprint = models.CharField(
+        max_length=64, primary_key=True, help_text="SHA-256 of the deck's cards (DealtDeck)"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Deck {self.fingerprint[:12]}"
+
+    @staticmethod
+    def fingerprint_of(deck: Sequence[Card]) -> str:
+        """The hexadecimal SHA-256 of the deck's 52 card indices (0-51), one byte each, in
+        dealing order (docs/deal-format.md, Step 4)."""
+        return hashlib.sha256(bytes(deck)).hexdigest()

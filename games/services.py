@@ -44,9 +44,10 @@ from games.engine import (
     PlayerView,
 )
 from games.engine import state as engine_state
+from games.engine.finish import finish_line
 from games.engine.solver import Outcome, undo_key
 from games.errors import GameError, engine_refusal, not_found
-from games.models import VIEWS_VERSION, Game, GameQuerySet, HintStep, LoggedAction
+from games.models import VIEWS_VERSION, DealtDeck, Game, GameQuerySet, HintStep, LoggedAction
 
 log = logging.getLogger(__name__)
 
@@ -194,19 +195,54 @@ def _sync(game: Game, engine: Canfield) -> None:
     game.engine_state = engine_state.dump(engine)
 
 
-#: Says whether a deck must not be played as practice: the deck of a daily deal that is not
-#: public yet (today's, or a day dealt ahead), whatever its draw or rule set — a second account
-#: that scouted today's deck must get no help from the server (no practice game, so no hint, no
-#: record, no replay of it; PRODUCT.md, "Fair play"). The leaderboard registers one
-#: (``guard_decks``, from its ``AppConfig.ready``): games never import it.
+#: Says whether a deck must not be played as practice: a deck equal, up to the game's
+#: symmetries (``games.engine.symmetry``), to the deck of a daily deal that is not public yet
+#: (today's, or a day dealt ahead), whatever its draw or rule set — a second account that scouted
+#: today's deck must get no help from the server (no practice game, so no hint, no record and no
+#: replay of it; PRODUCT.md, "Fair play"). The leaderboard registers one (``guard_decks``, from
+#: its ``AppConfig.ready``): games never import it.
 DeckGuard: TypeAlias = Callable[[tuple[Card, ...]], bool]
 _deck_guards: list[DeckGuard] = []
+
+#: Says whether the server dealt a deck it keeps no :class:`DealtDeck` of: a published daily's
+#: (a day that is over). The leaderboard registers one (``known_decks``).
+DeckSource: TypeAlias = Callable[[tuple[Card, ...]], bool]
+_deck_sources: list[DeckSource] = []
 
 
 def guard_decks(guard: DeckGuard) -> None:
     """Refuse every practice game whose deck ``guard`` answers true for (``daily_not_public``)."""
     if guard not in _deck_guards:
         _deck_guards.append(guard)
+
+
+def known_decks(source: DeckSource) -> None:
+    """Play as practice, by any code, every deck ``source`` answers true for (see
+    :func:`was_dealt`)."""
+    if source not in _deck_sources:
+        _deck_sources.append(source)
+
+
+def was_dealt(deal: DealCode) -> bool:
+    """Whether the server plays ``deal`` as practice: it plays only decks it dealt — any CF1 deal
+    (a random deal is one, and every classic numbered deal), a deck dealt here before
+    (:class:`DealtDeck`: a random deal shared in its CF2 form), a published daily's (the
+    registered :data:`DeckSource`). Nothing here depends on whether a deck is an unpublished
+    daily's: a right guess of today's deck and a wrong one get the same answer."""
+    if deal.format == "CF1":
+        return True
+    deck = deal.deck()
+    if DealtDeck.objects.filter(fingerprint=DealtDeck.fingerprint_of(deck)).exists():
+        return True
+    return any(source(deck) for source in _deck_sources)
+
+
+def _record_dealt(game: Game) -> None:
+    """Record the deck of a practice game dealt from a CF1 code (or at random), in the game's
+    transaction, so that its CF2 form plays too."""
+    if game.kind == Game.Kind.PRACTICE and game.deal_code.format == "CF1":
+        fingerprint = DealtDeck.fingerprint_of(game.deal_code.deck())
+        DealtDeck.objects.bulk_create([DealtDeck(fingerprint=fingerprint)], ignore_conflicts=True)
 
 
 def new_game(
@@ -222,13 +258,15 @@ def new_game(
     replace them — the same layout played another way, as the deal format allows.
 
     A daily game needs ``code`` and ``daily_date``; a second one for the same owner and day is
-    ``attempt_exists``. A bad code is ``invalid_code``; a practice game of a daily deal's deck not
-    public yet, ``daily_not_public`` (see :data:`DeckGuard`).
+    ``attempt_exists``. A bad code is ``invalid_code``; a practice game of a deck the server did
+    not deal, ``unknown_deal`` (:func:`was_dealt`); of a daily deal's deck not public yet (or a
+    deck equal to it up to the game's symmetries), ``daily_not_public`` (:data:`DeckGuard`).
     """
     game = dealt_game(owner, code, draw, variant, kind, daily_date)
     try:
         with transaction.atomic():
             game.save()
+            _record_dealt(game)
             _announce(game)
     except IntegrityError:
         if kind == Game.Kind.DAILY:
@@ -268,6 +306,15 @@ def dealt_game(
     elif kind == Game.Kind.PRACTICE:
         if daily_date is not None:
             raise ValueError("only a daily game has a daily_date")
+        if code is not None and not was_dealt(deal):
+            raise GameError(
+                "unknown_deal",
+                _(
+                    "This code is not a deal this server has dealt: start a random deal, a "
+                    "numbered deal (a CF1 code), a past day's daily deal, or the code of a game "
+                    "someone played here."
+                ),
+            )
         if any(guard(deal.deck()) for guard in _deck_guards):
             raise GameError(
                 "daily_not_public",
@@ -374,10 +421,7 @@ def play(game_id: int, user: Viewer, ply: int, action: str | Tap) -> PlayResult:
 def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     if game.ply > 0 and ply == game.ply - 1:
         return _replay(game, ply, action)
-    if not game.is_in_progress:
-        raise _game_over(game)
-    if ply != game.ply:
-        raise _stale(game, ply)
+    _check_turn(game, ply)
     if game.ply >= settings.MAX_GAME_ACTIONS:
         raise GameError(
             "game_too_long",
@@ -395,16 +439,38 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     resolved = _resolve(engine, action)
     if resolved is None:
         return PlayResult(game, None)
-    try:
-        engine.push(resolved)
-    except IllegalAction as exc:
-        raise engine_refusal("illegal_action", exc) from None
+    _apply(game, engine, [resolved])
+    return PlayResult(game, resolved.token())
 
-    token = resolved.token()
+
+def _check_turn(game: Game, ply: int) -> None:
+    """Refuse an action on ``game`` that is over (``game_over``) or made in another position
+    than the game's (``stale_ply``)."""
+    if not game.is_in_progress:
+        raise _game_over(game)
+    if ply != game.ply:
+        raise _stale(game, ply)
+
+
+def _apply(game: Game, engine: Canfield, actions: list[Action]) -> None:
+    """Play ``actions`` in turn on ``engine`` (``game``'s position), log each, and write the
+    game: its cached fields, its clock and, at the win, its end; announced once the transaction
+    commits. Raises ``illegal_action`` for one the rules refuse (the caller's transaction then
+    rolls back whatever came before it)."""
+    entries = []
+    for action in actions:
+        ply = engine.ply
+        try:
+            engine.push(action)
+        except IllegalAction as exc:
+            raise engine_refusal("illegal_action", exc) from None
+        entries.append(
+            LoggedAction(game=game, ply=ply, token=action.token(), score_after=engine.score)
+        )
     try:  # (no savepoint: on an error the whole transaction rolls back)
-        LoggedAction.objects.create(game=game, ply=ply, token=token, score_after=engine.score)
+        LoggedAction.objects.bulk_create(entries)
     except IntegrityError:  # a concurrent writer got there first (the row lock prevents it)
-        raise _stale(game, ply) from None
+        raise _stale(game, game.ply) from None
     _sync(game, engine)
     now = timezone.now()
     if game.started_at is None:
@@ -414,7 +480,6 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
         game.finished_at = now
     game.save(update_fields=_PLAYED)
     _announce(game)
-    return PlayResult(game, token)
 
 
 #: The fields an action changes: what :func:`_sync` copies, the clock and the status.
@@ -437,6 +502,57 @@ def _replay(game: Game, ply: int, action: str | Tap) -> PlayResult:
     if resolved is not None and resolved.token() == last:
         return PlayResult(game, last, replayed=True)
     raise _stale(game, ply)
+
+
+@dataclass(frozen=True)
+class FinishResult:
+    """What :func:`finish` did: ``applied`` is every token it logged, in order."""
+
+    game: Game
+    applied: list[str]
+
+
+def finish(game_id: int, user: Viewer, ply: int) -> FinishResult:
+    """Finish ``user``'s game ``game_id`` from position ``ply``: play, as ordinary actions, the
+    line the Finish button offers (``games.engine.finish.finish_line``: every foundation move
+    there is, else a draw or a recycle, until the win), when the game's payload says
+    ``finishable`` — from the whole position for a practice game, from what the player has seen
+    for a daily attempt (PRODUCT.md, "Fair play"). Each action is logged and counted as if it
+    had been played alone; all of them in one transaction with the row locked, announced once.
+
+    Errors, with nothing changed: ``not_found``, ``game_over``, ``stale_ply`` (``ply`` is not
+    the game's), ``not_finishable``, ``game_too_long`` (the line would take the game past
+    ``settings.MAX_GAME_ACTIONS`` actions)."""
+    with transaction.atomic():
+        game = _locked(game_id, user)
+        if not _write_day_end(game, utc_today()):
+            return _finish(game, ply)
+    raise _game_over(game)  # closed just now: the closing is committed, the finish refused
+
+
+def _finish(game: Game, ply: int) -> FinishResult:
+    _check_turn(game, ply)
+    engine = engine_of(game)
+    line = finish_line(engine, sees_hidden=not game.is_daily)  # (as ``views_for`` answers)
+    if not line:
+        raise GameError(
+            "not_finishable",
+            _(
+                "This game cannot be finished by itself from here: it still needs the player's "
+                "own moves."
+            ),
+        )
+    if game.ply + len(line) > settings.MAX_GAME_ACTIONS:
+        raise GameError(
+            "game_too_long",
+            _(
+                "Finishing would take this game past the most actions a game may have "
+                "(%(most)d): resign it, or start another."
+            )
+            % {"most": settings.MAX_GAME_ACTIONS},
+        )
+    _apply(game, engine, line)
+    return FinishResult(game, [action.token() for action in line])
 
 
 def resign(game: Game | int, user: Viewer) -> Game:

@@ -1,5 +1,6 @@
-"""Admin: the fair-play review of a day, for staff. Its attempts with their flags (several
-accounts from one network, a win at par or better, play faster than a person reads), each a
+"""Admin: the fair-play review of a day, for staff. Its attempts, the most suspicious first,
+each with its signals in plain words (a win near par, scouting, a scout and a winner linked by
+network or device, play faster than a person reads, a shared network with any of these) and a
 click away from its replay, and disqualification: with a reason, logged with who decided, and
 undone by reinstating (``leaderboard.review``). What is kept for it, and for how long, is in
 docs/privacy.md."""
@@ -74,6 +75,10 @@ class FairPlayAdmin(admin.ModelAdmin[AttemptReview]):
             "median": review.median_per_action(rows),
             "fast_seconds": review.FAST_SECONDS,
             "fast_actions": review.FAST_MIN_ACTIONS,
+            "near_par": f"{review.NEAR_PAR:.0%}",
+            "weights": review.WEIGHTS,
+            "scout_moves": review.SCOUT_MOVES,
+            "scout_idle": int(review.SCOUT_IDLE.total_seconds() // 60),
             "decisions": FairPlayDecision.objects.filter(game__daily_date=day).select_related(
                 "game__owner", "staff"
             ),

@@ -12,8 +12,10 @@ class LeaderboardConfig(AppConfig):
         from leaderboard.api import errors
 
         errors.register()  # the statuses of this app's refusals
-        # No practice game of a daily deal's deck before its day is over.
+        # No practice game of a daily deal's deck (or any image of it under the game's
+        # symmetries) before its day is over; after, its deck is one the server dealt.
         services.guard_decks(deals.is_unpublished_deck)
+        services.known_decks(deals.is_published_deck)
 
         signals.standing_changed.connect(
             receivers.standing_changed, dispatch_uid="leaderboard.standing_changed"

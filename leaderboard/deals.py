@@ -46,6 +46,7 @@ from games.clock import utc_today
 from games.engine import Card, DealCode
 from games.engine.certify import DAILY_DRAW, DAILY_VARIANT, Certified, NoCertifiedDeal
 from games.engine.difficulty import Band
+from games.engine.symmetry import canonical
 from leaderboard.models import DailyDeal, DealSecret
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "deal",
     "deal_of",
     "deal_secret",
+    "is_published_deck",
     "is_unpublished_deck",
     "measure",
     "request",
@@ -312,15 +314,37 @@ def deal_of(day: dt.date, timeout: float | None = None) -> DailyDeal:
 
 
 def is_unpublished_deck(deck: tuple[Card, ...], now: dt.datetime | None = None) -> bool:
-    """Whether ``deck`` is the deck of a daily deal not public yet: today's, or a day dealt
-    ahead (the deck itself, whatever code, draw or rule set names it). Registered as the games'
-    deck guard (``games.services.guard_decks``): such a deck is never played as practice."""
+    """Whether ``deck`` is, up to the game's symmetries (``games.engine.symmetry``: suits
+    renamed within or across the colours, ranks rotated, the columns in another order), the deck
+    of a daily deal not public yet: today's, or a day dealt ahead — whatever code, draw or rule
+    set names it. Registered as the games' deck guard (``games.services.guard_decks``): such a
+    deck is never played as practice."""
     codes = (
         DailyDeal.objects.filter(date__gte=utc_today(now))
         .exclude(code="")
         .values_list("code", flat=True)
     )
-    return any(DealCode.parse(code).deck() == deck for code in codes)
+    form = canonical(deck)
+    return any(canonical(DealCode.parse(code).deck()) == form for code in codes)
+
+
+def is_published_deck(deck: tuple[Card, ...], now: dt.datetime | None = None) -> bool:
+    """Whether ``deck`` is the deck of a published daily deal (a day that is over), by any code:
+    a deck the server dealt. Registered as a source of the games' known decks
+    (``games.services.known_decks``): any code of it plays as practice. One query, whatever
+    ``deck`` is: the CF2 codes of the deck in every mode, and the few legacy days' CF1 codes."""
+    rank = DealCode.from_deck(deck).number
+    cf2 = [
+        str(DealCode(rank, draw, variant, "CF2"))
+        for draw in (1, 3)
+        for variant in ("app", "classic")
+    ]
+    codes = (
+        DailyDeal.objects.filter(date__lt=utc_today(now))
+        .filter(Q(code__in=cf2) | Q(code__startswith="CF1-"))
+        .values_list("code", flat=True)
+    )
+    return any(code in cf2 or DealCode.parse(code).deck() == deck for code in codes)
 
 
 def daily_code(day: dt.date) -> DealCode:

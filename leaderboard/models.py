@@ -177,16 +177,23 @@ class FinalRank(models.Model):
 
 class AttemptReview(models.Model):
     """What a fair-play reviewer needs of a daily attempt that nothing else keeps, recorded
-    privately when it starts (``leaderboard.review``): the account's age then, and a salted hash
-    of the client's network (its /24 or /64, never the address). Its actions, undos and time are
-    the attempt's own. Kept 30 days (``manage.py purge_reviews``; docs/privacy.md), never shown
-    but to staff."""
+    privately when it starts (``leaderboard.review``): the account's age then, and salted hashes
+    of the client's network (its /24 or /64, never the address) and of its browser's device
+    cookie (a random id the site gave it, ``canfield_site.devices``). Its actions, undos and
+    time are the attempt's own. Kept 30 days (``manage.py purge_reviews``; docs/privacy.md),
+    never shown but to staff."""
 
     game = models.OneToOneField(
         "games.Game", on_delete=models.CASCADE, primary_key=True, related_name="review"
     )
     network = models.CharField(
         max_length=32, blank=True, help_text="Salted hash of the client's /24 (IPv4) or /64 (IPv6)"
+    )
+    device = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        help_text="Salted hash of the browser's device cookie (canfield_site.devices)",
     )
     account_age = models.DurationField(help_text="How old the account was when it started")
     created = models.DateTimeField(auto_now_add=True)

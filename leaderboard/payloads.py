@@ -123,7 +123,7 @@ class PlayerStats(TypedDict):
 class PracticeStats(TypedDict):
     """Over the player's practice games (unranked: any deal, any rules)."""
 
-    played: Annotated[int, "Practice games with one action or more."]
+    played: Annotated[int, "Finished practice games (won or resigned) with one action or more."]
     won: int
     win_rate: Annotated[float, "won / played, 0 to 1 (0 when none played)."]
 

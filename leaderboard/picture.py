@@ -8,18 +8,22 @@ players placed more and fewer.
 
 It is one SQL aggregate over the day's ``games.models.Game`` rows (at most 52 groups, from the
 board's index), kept in the cache: a few seconds while the day runs (the after-daily result card
-shows the picture so far), an hour once it is over and settled (it no longer changes). Nothing in
-it names a card, so it is served during the day as after it.
+shows the picture so far), an hour once it is over and settled (it no longer changes). While the
+cache's Redis is away the counts are read from the database on every request, as the boards are
+(a warning is logged): the picture is never refused for want of a cache. Nothing in it names a
+card, so it is served during the day as after it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Annotated, Final, TypedDict
 
 from django.core.cache import cache
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from canfield_site.formats import IsoDate
 from games.clock import day_end, utc_today
@@ -28,6 +32,11 @@ from games.services import Viewer
 from leaderboard import deals, payloads
 from leaderboard.payloads import DifficultyDict
 from leaderboard.standings import ranked_filters
+
+log = logging.getLogger(__name__)
+
+#: What a cache whose Redis is away raises (redis-py's errors; socket errors below them).
+CACHE_ERRORS: Final = (RedisError, OSError)
 
 #: Seconds a day's counts are kept in the cache while the day runs, and once it has settled.
 LIVE_TIMEOUT: Final = 5
@@ -79,7 +88,11 @@ def _key(day: dt.date) -> str:
 def counts(day: dt.date, now: dt.datetime | None = None) -> list[Bar]:
     """The day's attempts played, counted by their cards on the foundations (cached)."""
     now = now or timezone.now()
-    found: list[Bar] | None = cache.get(_key(day))
+    try:
+        found: list[Bar] | None = cache.get(_key(day))
+    except CACHE_ERRORS as exc:
+        log.warning("day picture of %s read from the database: the cache is away (%s)", day, exc)
+        found = None
     if found is not None:
         return found
     rows = (
@@ -90,7 +103,10 @@ def counts(day: dt.date, now: dt.datetime | None = None) -> list[Bar]:
     )
     found = [{"cards": r["foundation_cards"], "players": r["players"]} for r in rows]
     settled = now >= day_end(day) + SETTLE
-    cache.set(_key(day), found, SETTLED_TIMEOUT if settled else LIVE_TIMEOUT)
+    try:
+        cache.set(_key(day), found, SETTLED_TIMEOUT if settled else LIVE_TIMEOUT)
+    except CACHE_ERRORS as exc:
+        log.warning("day picture of %s not cached: the cache is away (%s)", day, exc)
     return found
 
 

@@ -148,13 +148,16 @@ def attempt_exists() -> GameError:
 DEAL_PENDING_RETRY = 2
 
 
-def start_attempt(user: User, now: dt.datetime | None = None, address: str = "") -> Game:
+def start_attempt(
+    user: User, now: dt.datetime | None = None, address: str = "", device: str = ""
+) -> Game:
     """Create ``user``'s one ranked attempt at today's deal: ``attempt_exists`` if they have
     one already. Their clock starts with their first action. While the day's deal is being
     certified (by the worker tier: ``leaderboard.deals.request``), ``deal_pending``;
     while its certification is backing off after a failure, ``deal_unavailable``. What a
     fair-play review needs of it is kept privately (``leaderboard.review``: the account's age,
-    a salted hash of the network of ``address``, the client's)."""
+    salted hashes of the network of ``address``, the client's, and of ``device``, its browser's
+    device cookie)."""
     today = utc_today(now)
     if attempt_of(user, today) is not None:
         raise attempt_exists()
@@ -178,7 +181,7 @@ def start_attempt(user: User, now: dt.datetime | None = None, address: str = "")
         if exc.code == "attempt_exists":  # two requests at once: the constraint refused one
             raise attempt_exists() from None
         raise
-    review.record_start(game, user, address, now)
+    review.record_start(game, user, address, now, device=device)
     return game
 
 
@@ -321,9 +324,12 @@ def _stats(played: list[Game], ranks: dict[int, int | None], today: dt.date) -> 
 
 
 def practice_stats(user: User) -> PracticeStats:
-    """Stats over the player's practice games with one action or more."""
-    totals = Game.objects.filter(owner=user, kind=Game.Kind.PRACTICE, ply__gt=0).aggregate(
-        played=Count("id"), won=Count("id", filter=Q(status=Game.Status.WON))
+    """Stats over the player's finished practice games (won or resigned) with one action or
+    more: a game still in progress is not played yet."""
+    totals = (
+        Game.objects.filter(owner=user, kind=Game.Kind.PRACTICE, ply__gt=0)
+        .exclude(status=Game.Status.IN_PROGRESS)
+        .aggregate(played=Count("id"), won=Count("id", filter=Q(status=Game.Status.WON)))
     )
     played, won = totals["played"], totals["won"]
     return {"played": played, "won": won, "win_rate": round(won / played, 4) if played else 0.0}

@@ -6,6 +6,9 @@ its expiry: a token works for TOKEN_LIFETIME_DAYS days, and log-in gives a new o
 current one has expired (canfield_site.accounts.auth).
 A failed log-in is 400 `invalid_credentials`: the request was understood and refused, and a
 401 would tell a page it needs to log in, which is what it is doing.
+Both hash a password, which never holds a database connection and runs in a bounded number of
+slots per process (canfield_site.accounts.hashing): when none is free within LOGIN_HASH_WAIT the
+answer is 503 `busy` with Retry-After, at once, and nothing is done.
 Signing up or logging in from a guest's session keeps the guest's games: they become the
 account's, in the same transaction, and the guest is deleted (canfield_site.accounts.guests).
 """
@@ -26,7 +29,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canfield_site.accounts import guests
+from canfield_site import throttling
+from canfield_site.accounts import auth, guests, hashing
 from canfield_site.accounts.auth import fresh_token
 from canfield_site.accounts.payloads import auth_result, me
 from canfield_site.accounts.players import player
@@ -41,7 +45,17 @@ from .serializers import (
     SignupSerializer,
 )
 
-_ERRORS: dict[int | str, Any] = {400: ErrorSerializer, 403: ErrorSerializer, 429: ErrorSerializer}
+_ERRORS: dict[int | str, Any] = {
+    400: ErrorSerializer,
+    403: ErrorSerializer,
+    429: ErrorSerializer,
+    503: ErrorSerializer,
+}
+
+
+def busy(exc: hashing.Busy) -> ApiError:
+    """503 ``busy``: no slot to hash a password in (``retry_after``, and ``Retry-After``)."""
+    return ApiError(503, "busy", exc.message, retry_after=exc.retry_after)
 
 
 class SignupView(APIView):
@@ -60,21 +74,30 @@ class SignupView(APIView):
         data = serializer.validated_data
         guest = guests.guest_of(request)
         try:
+            encoded = hashing.hash_password(data["password"])  # (no connection held meanwhile)
+        except hashing.Busy as exc:
+            raise busy(exc) from None
+        try:
             with transaction.atomic():
-                user = User.objects.create_user(data["username"], password=data["password"])
+                user = User.objects.create(
+                    username=User.normalize_username(data["username"]), password=encoded
+                )
                 token = Token.objects.create(user=user)
                 if guest is not None:
                     guests.adopt(guest, user)
         except IntegrityError:
             # Someone took the name (in another case) between the check and the insert.
             raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
-        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request._request, user, backend=hashing.BACKEND)
+        auth.give(request._request, token)  # (a log-out of this session ends it)
+        throttling.remember_network(request, user.username)  # (its owner's network)
         return Response(auth_result(user, token), status=201)
 
 
 class LoginView(APIView):
-    """Limited per client address (every attempt) and per account (failed attempts): see
-    ``canfield_site.throttling.LoginLimits``; a 429's message says which."""
+    """Limited per client address (every attempt), per account and network, and per account
+    (failed attempts): see ``canfield_site.throttling.LoginLimits``; a 429's message says
+    which."""
 
     permission_classes = [AllowAny]
 
@@ -91,15 +114,17 @@ class LoginView(APIView):
             raise refusal
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        username = serializer.validated_data["username"]
-        # Usernames are unique ignoring case: log in "bob" as "Bob". An unknown name still
-        # goes through authenticate(), which hashes the password anyway (no timing oracle).
-        match = User.objects.filter(username__iexact=username).first()
-        user = authenticate(
-            request._request,
-            username=match.username if match else username,
-            password=serializer.validated_data["password"],
-        )
+        try:
+            # Usernames are unique ignoring case: "bob" logs in as "Bob". An unknown name still
+            # costs a hash (no timing oracle): hashing.SlotBackend.
+            user = authenticate(
+                request._request,
+                username=serializer.validated_data["username"],
+                password=serializer.validated_data["password"],
+            )
+        except hashing.Busy as exc:
+            limits.not_checked()
+            raise busy(exc) from None
         if user is None:
             raise ApiError(400, "invalid_credentials", _("Wrong username or password."))
         limits.succeeded()
@@ -109,12 +134,15 @@ class LoginView(APIView):
                 guests.adopt(guest, user)
         token = fresh_token(user)  # the current one, or a new one once it has expired
         login(request._request, user)
+        auth.give(request._request, token)  # (a log-out of this session ends it)
         return Response(auth_result(user, token))
 
 
 class LogoutView(APIView):
-    """Ends the session. Logging out with a token deletes that token (the next log-in makes
-    a new one); logging out of a session leaves the user's token to their scripts."""
+    """Ends the session, and the token it was given: logging out with a token deletes that token
+    (the next log-in makes a new one); logging out of a session deletes the token its log-in or
+    sign-up answered, if it is still the user's (``canfield_site.accounts.auth.end_given``) — a
+    session that was given no token leaves the user's token to their scripts."""
 
     permission_classes = [AllowAny]
 
@@ -127,6 +155,8 @@ class LogoutView(APIView):
     def post(self, request: Request) -> Response:
         if isinstance(request.auth, Token):
             request.auth.delete()
+        elif request.user.is_authenticated:
+            auth.end_given(request._request, request.user)
         logout(request._request)
         return Response(status=204)
 

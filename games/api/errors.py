@@ -12,6 +12,7 @@ from games.errors import GameError
 
 STATUS: Final = {
     "invalid_code": 400,
+    "unknown_deal": 400,
     "bad_notation": 400,
     "illegal_action": 400,
     "hints_not_allowed": 403,
@@ -20,6 +21,7 @@ STATUS: Final = {
     "attempt_exists": 409,
     "game_over": 409,
     "game_too_long": 409,
+    "not_finishable": 409,
     "stale_ply": 409,
     "busy": 503,
 }

@@ -4,7 +4,7 @@ bodies are declared in ``games.payloads`` and their serializers derived from tho
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
@@ -37,8 +37,9 @@ class NewGameSerializer(strict.StrictSerializer):
     code = CodeField(
         required=False,
         max_length=64,
-        help_text="A game code (CF1-D3-AAAAACL, or a CF2 code of any layout, such as a past "
-        "day's daily deal); a random deal when absent.",
+        help_text="A game code: a CF1 code (CF1-D3-AAAAACL), or any code of a deck this server "
+        "dealt (a random deal someone shared, a past day's daily deal); a random deal when "
+        "absent.",
     )
     draw = strict.IntegerChoiceField(
         choices=[1, 3],
@@ -151,6 +152,14 @@ class ActionSerializer(strict.StrictSerializer):
         }
 
 
+class FinishSerializer(strict.StrictSerializer):
+    """Finish the game from position ``ply``."""
+
+    ply = strict.IntegerField(
+        min_value=0, help_text="The position Finish was asked in: the game's current ply."
+    )
+
+
 class GameListQuerySerializer(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Game.Status.values, required=False)
     kind = serializers.ChoiceField(choices=Game.Kind.values, required=False)
@@ -168,8 +177,16 @@ class RecordQuerySerializer(serializers.Serializer[Any]):
 
 # --- responses: derived from the payloads' declarations (games.payloads) -------------------------
 
+
+class FinishedGameDict(GameDict):
+    """The game after Finish, with what it played."""
+
+    applied: Annotated[list[str], "Every action Finish played and logged, in order, as tokens."]
+
+
 GameSerializer = serializer_for(GameDict)
 PlayedGameSerializer = serializer_for(PlayedGameDict)
+FinishedGameSerializer = serializer_for(FinishedGameDict)
 RecordSerializer = serializer_for(RecordDict)
 HintSerializer = serializer_for(HintDict)
 VerdictSerializer = serializer_for(VerdictDict)

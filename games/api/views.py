@@ -31,6 +31,8 @@ from games import payloads, records, services, worker
 from games.api.serializers import (
     ActionRequest,
     ActionSerializer,
+    FinishedGameSerializer,
+    FinishSerializer,
     GameListQuerySerializer,
     GameSerializer,
     HintSerializer,
@@ -113,9 +115,12 @@ class GameListView(GenericAPIView[Game]):
                 400,
                 403,
                 429,
-                e400="Malformed input (invalid) or a bad game code (invalid_code).",
-                e403="The deck of a daily deal not public yet (daily_not_public), or a "
-                "session request without its CSRF header (permission_denied).",
+                e400="Malformed input (invalid), a bad game code (invalid_code), or the code "
+                "of a deck this server never dealt (unknown_deal: only random deals and their "
+                "shared codes, CF1 deals and published daily deals play).",
+                e403="The deck of a daily deal not public yet, or a deck equal to it up to the "
+                "game's symmetries (daily_not_public), or a session request without its CSRF "
+                "header (permission_denied).",
                 e429="Too many new games from this player or network, or new guests from this "
                 "network: throttled (retry_after).",
             ),
@@ -181,6 +186,46 @@ class GameActionView(APIView):
         body.is_valid(raise_exception=True)
         result = services.play(pk, request.user, body.validated_data["ply"], body.to_play())
         return Response(payloads.played_game_dict(result, utc_today()))
+
+
+class GameFinishView(APIView):
+    throttle_scope = "actions"
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Finish: play the remaining actions that need no decision, in one request",
+        description=(
+            "Send `{\"ply\": N}`, N being the game's current ply, when the game's "
+            "`state.finishable` is true. The server plays, as ordinary actions, every "
+            "foundation move there is (the reserve's top card, the waste's, then the columns' "
+            "from T1 to T4; a column emptied is refilled from the reserve as in any move), else "
+            "a draw, or a recycle, until the game is won, and answers the won game with "
+            "`applied`: every token it played, in order, each logged as if played alone. A "
+            "daily attempt is finishable only from what the player has seen; a practice game "
+            "from the whole position. Refused with nothing changed when the game is not "
+            "finishable (not_finishable)."
+        ),
+        request=FinishSerializer,
+        responses={
+            200: FinishedGameSerializer,
+            **_errors(
+                400,
+                401,
+                404,
+                409,
+                429,
+                e409="The position is not the game's (stale_ply, with the game's current"
+                " ply), the game is over (game_over), it needs the player's own moves"
+                " (not_finishable), or finishing would take it past the most actions a game may"
+                " have (game_too_long).",
+            ),
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        body = FinishSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        result = services.finish(pk, request.user, body.validated_data["ply"])
+        return Response({**payloads.game_dict(result.game, utc_today()), "applied": result.applied})
 
 
 class GameResignView(APIView):

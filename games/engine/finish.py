@@ -26,8 +26,8 @@ What a player has seen, and why that is enough (each claim is what the answers r
 takes a foundation move away (the next card of that suit is the only one waiting), so "play
 every foundation move there is, in any order; when there is none, draw, or recycle" reaches one
 and the same position before each draw; the game is finishable when that line wins. The Finish
-button plays exactly that line, one ordinary action at a time. Without the hidden cards it is
-answered when the reserve hides nothing and the stock's order is known or does not matter
+button plays exactly that line (``finish_line``), as ordinary actions. Without the hidden cards
+it is answered when the reserve hides nothing and the stock's order is known or does not matter
 (draw 1).
 
 ``stuck``: stuck for good. No line of moves that uses only the cards the player sees and has seen
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from .actions import COLUMNS, FOUNDATIONS, RESERVE, WASTE
+from .actions import COLUMNS, DRAW, FOUNDATIONS, RECYCLE, RESERVE, WASTE, Action
 from .cards import SUIT_OF, Card, card
 from .progress import Sight, look_ahead, waste_tops
 
@@ -82,6 +82,49 @@ def finishable(game: Canfield, *, sees_hidden: bool) -> bool:
     ):
         return False
     return _foundation_line_wins(game)
+
+
+def finish_line(game: Canfield, *, sees_hidden: bool) -> list[Action]:
+    """The ordinary actions the Finish button plays from ``game``'s position, in order, until the
+    win: every foundation move there is — the reserve's top card, the waste's, then the columns'
+    (T1 to T4), the first of them each time — else a draw, or a recycle. A column emptied is
+    refilled from the reserve as part of its move, as in any move. Empty when the position is not
+    :func:`finishable` (with the same ``sees_hidden``). Played on a copy: ``game`` is unchanged,
+    and each action is legal in turn in the engine."""
+    if not finishable(game, sees_hidden=sees_hidden):
+        return []
+    board = game.copy()
+    piles = board.piles
+    home = {suit: FOUNDATIONS[i] for i, suit in enumerate(board.foundation_suits)}
+    line: list[Action] = []
+    idle = 0  # draws and recycles since the last card went home
+    while not board.is_won():
+        wanted = {_next_card(board, f) for f in FOUNDATIONS}
+        source = next((p for p in _SOURCES if piles[p] and piles[p][-1] in wanted), None)
+        if source is not None:
+            action = Action.move(source, home[SUIT_OF[piles[source][-1]]])
+            idle = 0
+        else:
+            action = DRAW if board.stock else RECYCLE
+            idle += 1
+            if idle > 2 * (len(board.stock) + len(piles[WASTE])) + 2:  # (finishable said yes)
+                raise AssertionError("the foundation line does not win from a finishable game")
+        board.push(action)
+        line.append(action)
+    return line
+
+
+def _next_card(game: Canfield, foundation: int) -> Card:
+    """The card ``foundation`` takes next (-1: it is complete)."""
+    held = len(game.piles[foundation])
+    if held == 13:
+        return -1
+    suit = game.foundation_suits[foundation - FOUNDATIONS[0]]
+    return card((game.base_rank + held) % 13, suit)
+
+
+#: Where Finish looks for a card to play home, in this order.
+_SOURCES = (RESERVE, WASTE, *COLUMNS)
 
 
 def stuck(game: Canfield) -> bool:

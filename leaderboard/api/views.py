@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from canfield_site.accounts.players import account
 from canfield_site.api_errors import ErrorSerializer
+from canfield_site.devices import device_id
 from canfield_site.strict import read_query
 from games.api.serializers import GameSerializer, RecordQuerySerializer, RecordSerializer
 from games.clock import utc_today
@@ -84,9 +85,11 @@ class DailyView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        # (the client's address, behind NUM_PROXIES proxies, for the fair-play review)
+        # (the client's address, behind NUM_PROXIES proxies, and its browser's device cookie,
+        # for the fair-play review)
         address = BaseThrottle().get_ident(request) or ""
-        game = services.start_attempt(account(request), address=address)
+        device = device_id(request.COOKIES)
+        game = services.start_attempt(account(request), address=address, device=device)
         return Response(game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
 

@@ -1,8 +1,8 @@
 """Finish and the stuck notice (``games.engine.finish``): what Finish answers, checked against
-playing the positions out with the engine, and that without the hidden cards both answer only
-what a player can know — two deals that differ only in cards the player has not seen get the
-same answers at every position of the same play. What "stuck for good" means, on positions built
-for it: ``test_stuck.py``."""
+playing the positions out with the engine; the line Finish plays, legal step by step and
+winning; and that without the hidden cards both answer only what a player can know — two deals
+that differ only in cards the player has not seen get the same answers at every position of the
+same play. What "stuck for good" means, on positions built for it: ``test_stuck.py``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from games.engine import Action, Canfield, DealCode, GameRecord
 from games.engine.actions import FOUNDATIONS, RESERVE, WASTE
-from games.engine.finish import finishable
+from games.engine.finish import finish_line, finishable
 
 from .helpers import (
     CORPUS,
@@ -218,3 +218,130 @@ def test_deals_that_differ_only_in_unseen_cards_get_the_same_answers() -> None:
         compared += lockstep(a, b, rng, 400)
     assert len(compared) > 5000
     assert any(stuck for _, stuck in compared)  # the answers were not all "no"
+
+
+# -- the line Finish plays ------------------------------------------------------------------------
+
+
+def check_line(game: Canfield, sees_hidden: bool) -> list[str]:
+    """``finish_line`` from ``game``: empty exactly when the position is not finishable; else
+    each action is legal in turn in the engine, each is a foundation move when one is legal (the
+    first of the reserve, the waste, then T1 to T4), else a draw, else a recycle, and the last
+    wins. ``game`` is left as it was. Returns the line's tokens."""
+    before = game.snapshot()
+    line = finish_line(game, sees_hidden=sees_hidden)
+    assert game.snapshot() == before
+    assert bool(line) == finishable(game, sees_hidden=sees_hidden), game.history
+    board = game.copy()
+    for action in line:
+        assert not board.is_won()
+        legal = board.generate_legal()
+        assert action in legal, (game.history, action)
+        home = [a for a in legal if a.kind == "move" and a.dst in FOUNDATIONS]
+        home = [a for a in home if a.src not in FOUNDATIONS]
+        if home:
+            assert action == min(home, key=lambda a: a.src), (game.history, action)
+        else:
+            assert action.kind == ("draw" if board.stock else "recycle")
+        board.push(action)
+    assert board.is_won() == bool(line)
+    return [action.token() for action in line]
+
+
+@pytest.mark.parametrize(
+    "name", ["won-AAAAACL.txt", "won-d1-AAAAAAA.txt", "won-classic-AAAAAAB.txt"]
+)
+def test_it_plays_a_legal_winning_line_from_every_finishable_position_of_the_corpus(
+    name: str,
+) -> None:
+    """Every position of the corpus's won games (draw 3, draw 1, classic rules), either way of
+    seeing: the line wins wherever Finish is offered, and is empty everywhere else."""
+    record = GameRecord.parse((CORPUS / name).read_text())
+    game = Canfield(record.code)
+    lines = 0
+    for action in record.actions:
+        for sees_hidden in (True, False):
+            lines += bool(check_line(game, sees_hidden))
+        game.push(action)
+    assert lines >= 7
+    assert finish_line(game, sees_hidden=True) == []  # won: nothing left to play
+
+
+def test_it_plays_a_legal_winning_line_from_random_positions_of_every_kind() -> None:
+    """Random positions of both draws and both rule sets, either way of seeing (those with a line
+    are mostly drawing one: the next test builds them for every kind)."""
+    rng = random.Random(31)
+    seen: dict[tuple[int, bool], int] = {}
+    for _ in range(400):
+        game = random_position(rng)
+        for sees_hidden in (True, False):
+            if check_line(game, sees_hidden):
+                kind = (game.draw, game.classic)
+                seen[kind] = seen.get(kind, 0) + 1
+    assert {(1, False), (1, True)} <= set(seen) and sum(seen.values()) >= 30, seen
+
+
+def test_it_plays_a_line_near_the_end_of_each_kind_of_game() -> None:
+    """Deals played by a simple player until the line is offered, both draws, both rule sets:
+    the line from there wins, and so does the line from every position it passes through."""
+    rng = random.Random(7)
+    found: set[tuple[int, bool]] = set()
+    for n in range(400):
+        draw, variant = (1, 3)[n % 2], ("app", "classic")[(n // 2) % 2]
+        game = Canfield(DealCode(rng.randrange(26**7), draw, variant))  # type: ignore[arg-type]
+        for _ in range(300):
+            if finishable(game, sees_hidden=True):
+                break
+            legal = [a for a in game.generate_legal() if a.kind != "undo"]
+            if not legal:
+                break
+            home = [a for a in legal if a.kind == "move" and a.dst in FOUNDATIONS]
+            game.push(rng.choice(home) if home else rng.choice(legal))
+        else:
+            continue
+        tokens = check_line(game, sees_hidden=True)
+        if not tokens:
+            continue
+        found.add((draw, game.classic))
+        for played, token in enumerate(tokens[:-1], start=1):
+            game.push(Action.parse(token))
+            assert check_line(game, sees_hidden=True) == tokens[played:]
+        if len(found) == 4:
+            break
+    assert found == {(1, False), (1, True), (3, False), (3, True)}
+
+
+def test_it_gives_the_exact_line_drawing_three_and_recycles_when_the_stock_is_through() -> None:
+    """A built deal: the reserve and the columns gone home, the stock drawn three at a time turns
+    up each next card on top. A daily sees its line only once the stock has been seen (after a
+    recycle it plays the waste again from the start); a practice game sees it at once."""
+    suits = (
+        ["D", "W-F2", "W-F2", "W-F2"] * 4
+        + ["D", "W-F3", "W-F3", "W-F3"] * 3
+        + ["D", "W-F3", "W-F3", "W-F4"]
+        + ["D", "W-F4", "W-F4", "W-F4"] * 3
+        + ["D", "W-F4"]
+    )
+    friendly = built_deal(FRIENDLY, 3)
+    game = Canfield.replay(friendly, OPENING)
+    assert check_line(game, sees_hidden=True) == suits
+    assert check_line(game, sees_hidden=False) == []  # the stock's order is not known yet
+    through = Canfield.replay(friendly, [*OPENING, *["D"] * 12])
+    assert check_line(through, sees_hidden=False) == ["C", *suits]
+    assert check_line(through, sees_hidden=True) == ["C", *suits]
+    unfriendly = Canfield.replay(built_deal(UNFRIENDLY, 3), OPENING)
+    assert check_line(unfriendly, sees_hidden=True) == []
+
+
+def test_it_gives_a_daily_no_line_while_the_reserve_hides_cards() -> None:
+    """Drawing one, the stock's order does not matter, but two cards hidden in the reserve do:
+    no line for a daily until the reserve shows its last card; a practice game has one."""
+    friendly = built_deal(FRIENDLY, 1)
+    hiding = Canfield.replay(friendly, OPENING[:11])
+    assert len(hiding.piles[RESERVE]) == 2
+    assert check_line(hiding, sees_hidden=False) == []
+    assert len(check_line(hiding, sees_hidden=True)) == 74
+    last = Canfield.replay(friendly, OPENING[:12])
+    line = check_line(last, sees_hidden=False)
+    assert line[:8] == ["R-F2", "T1-F3", "T2-F4", "T3-F3", "T4-F4", "D", "D", "D"]
+    assert line == check_line(last, sees_hidden=True)

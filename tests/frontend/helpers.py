@@ -177,3 +177,90 @@ FINISH_LINE = tokens(
     F2-T3 F3-T3 F2-T4 F2-T3 F3-T4 F2-T4 F3-T3
     """
 )
+
+
+#: WCAG 2.2's "Target size (minimum)" (2.5.8), measured in the page: see `small_targets`.
+SMALL_TARGETS = """(least) => {
+  const selector = [
+    "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
+    "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=tab]",
+    "[role=menuitem]", "[tabindex]:not([tabindex='-1'])",
+  ].join(", ");
+  const describe = (el, r) => {
+    const classes = typeof el.className === "string" ? el.className.trim().split(/\\s+/) : [];
+    const name = [el.tagName.toLowerCase(), ...classes.filter(Boolean)].join(".");
+    const label = (el.getAttribute("aria-label") || el.textContent || el.value || "")
+      .trim().replace(/\\s+/g, " ").slice(0, 40);
+    return `${name} "${label}" ${Math.round(r.width)}×${Math.round(r.height)}`;
+  };
+  const shown = (el) => {
+    if (el.closest("dialog:not([open]), [hidden], [inert]")) return false;
+    const style = getComputedStyle(el);
+    if (style.visibility !== "visible" || style.display === "none") return false;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 1 || r.height <= 1) return false; // read to screen readers only
+    // off the page until it has the focus (a skip link)
+    return r.right + window.scrollX > 0 && r.bottom + window.scrollY > 0;
+  };
+  // A control inside its label is one target with it: the label is what a finger hits.
+  const targets = [...new Set([...document.querySelectorAll(selector)]
+    .map((el) => (el.matches("input, select, textarea") && el.closest("label")) || el)
+    .filter(shown))];
+  // What a finger can hit of each: its box less the part of it that a target after it in the
+  // page (drawn over it: a card fanned over the one below) covers from its bottom or its right.
+  const related = (a, b) => a.contains(b) || b.contains(a);
+  const boxes = targets.map((el) => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  });
+  targets.forEach((el, i) => {
+    const box = boxes[i];
+    targets.forEach((other, j) => {
+      if (j <= i || related(el, other)) return;
+      if (!(el.compareDocumentPosition(other) & Node.DOCUMENT_POSITION_FOLLOWING)) return;
+      const o = other.getBoundingClientRect();
+      const spansX = o.left <= box.left + 1 && o.right >= box.right - 1;
+      const spansY = o.top <= box.top + 1 && o.bottom >= box.bottom - 1;
+      const fromBelow = o.top > box.top && o.top < box.bottom && o.bottom >= box.bottom - 1;
+      const fromRight = o.left > box.left && o.left < box.right && o.right >= box.right - 1;
+      if (spansX && fromBelow) box.bottom = o.top;
+      else if (spansY && fromRight) box.right = o.left;
+    });
+  });
+  const size = (b) => ({ width: b.right - b.left, height: b.bottom - b.top });
+  const small = boxes.map((b) => size(b).width < least - 0.5 || size(b).height < least - 0.5);
+  const centre = (b) => ({ x: (b.left + b.right) / 2, y: (b.top + b.bottom) / 2 });
+  const distanceTo = (p, b) => Math.hypot(
+    Math.max(b.left - p.x, 0, p.x - b.right), Math.max(b.top - p.y, 0, p.y - b.bottom));
+  // The exceptions: a link in a sentence (its size is the text's), and spacing (a circle of
+  // `least` px across on a small target's centre meets no other target, nor the circle of
+  // another small one).
+  const inSentence = (el) => el.tagName === "A" && [...(el.parentElement?.childNodes || [])]
+    .some((n) => n !== el && n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+  const offending = [];
+  targets.forEach((el, i) => {
+    if (!small[i] || inSentence(el)) return;
+    const c = centre(boxes[i]);
+    const crowded = targets.some((other, j) => {
+      if (j === i || related(el, other)) return false;
+      if (distanceTo(c, boxes[j]) < least / 2) return true;
+      if (!small[j]) return false;
+      const d = centre(boxes[j]);
+      return Math.hypot(c.x - d.x, c.y - d.y) < least;
+    });
+    if (crowded) offending.push(describe(el, size(boxes[i])));
+  });
+  return offending;
+}"""
+
+
+def small_targets(page: Page, least: int = 24) -> list[str]:
+    """The page's tap targets smaller than `least` × `least` CSS px that WCAG 2.2's "Target size
+    (minimum)" (2.5.8) does not excuse, described ("button.icon-button "Copy" 20×20"): every link,
+    button, form control (in its label: the label is the target), summary and focusable element
+    shown, measured by what of it a finger can hit (a card fanned over another hides the one
+    below it, but for its top strip). Excused, as WCAG allows: a link within a sentence, and a
+    small target whose circle of `least` px across, on its centre, meets no other target nor
+    another small target's circle. An empty list: every target is large enough."""
+    offending: list[str] = page.evaluate(SMALL_TARGETS, least)
+    return offending

@@ -57,14 +57,15 @@ def test_the_profile_labels_daily_and_practice_stats(
     new_player: Any, artifacts: Path, size: str
 ) -> None:
     alice = new_player(viewport=SIZES[size])
-    play_line(alice, WORKED_EXAMPLE, ["R-T2"])
-    play_line(alice, WORKED_EXAMPLE, ["D"])
+    finished = play_line(alice, WORKED_EXAMPLE, ["R-T2"])
+    alice.api("POST", f"/api/games/{finished}/resign/")
+    play_line(alice, WORKED_EXAMPLE, ["D"])  # in progress: not counted until it ends
     page = alice.goto(f"/players/{alice.username}/")
     expect(
         page.get_by_role("heading", name="Daily deals ranked, one attempt a day")
     ).to_be_visible()
     expect(page.get_by_role("heading", name="Practice unranked games")).to_be_visible()
-    expect(page.locator('[data-practice-stat="played"]')).to_have_text("2")
+    expect(page.locator('[data-practice-stat="played"]')).to_have_text("1")
     expect(page.locator('[data-practice-stat="won"]')).to_have_text("0")
     expect(page.locator('[data-stat="played"]')).to_have_text("0")
     page.screenshot(path=str(artifacts / f"profile-{size}.png"), full_page=True)

@@ -160,7 +160,7 @@ def test_it_starts_a_new_game_by_code_from_the_dialog(new_player: Any) -> None:
     dialog = page.locator("dialog[data-new-game-dialog]")
     expect(dialog).to_be_visible()
     dialog.locator("input[name=deal][value=code]").check()
-    dialog.locator("input[name=code]").fill("cf1-d3-aaaaacl")
+    dialog.locator("input[name=code]").fill(WORKED_EXAMPLE)
     dialog.locator("button[type=submit]").click()
     page.wait_for_url(lambda url: url != first and "/games/" in url)
     expect(page.locator("[data-code]")).to_have_text(WORKED_EXAMPLE)
@@ -209,7 +209,7 @@ def test_a_refused_drop_springs_back_with_the_servers_reason(new_player: Any) ->
     refused = answer.value
     assert refused.status == 400
     reason = refused.json()["message"]
-    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "error")
+    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "refused")
     expect(page.locator("[data-message-text]")).to_have_text(reason)
     page.wait_for_function("() => !document.querySelector('.drag-ghost')")
     board = read_board(page)
@@ -254,7 +254,7 @@ def test_a_card_moves_with_the_keyboard_alone(new_player: Any) -> None:
     expect(card(page, "R")).to_have_class(re.compile(r"\bpicked\b"))
     card(page, "T4").focus()
     page.keyboard.press("Enter")  # put it on AS: refused, nothing moves
-    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "error")
+    expect(page.locator("[data-messages]")).to_have_attribute("data-kind", "refused")
     assert read_board(page)["actions"] == "0"
 
     card(page, "R").focus()

@@ -29,7 +29,7 @@ def test_a_card_that_cannot_move_shakes_and_says_why(new_player: Any, size: str)
 
     tap(page, card(page, "T1"))  # the six of clubs: no foundation, no column takes it
     expect(card(page, "T1")).to_have_class(re.compile(r"\bshake\b"))
-    expect(area).to_have_attribute("data-kind", "error")
+    expect(area).to_have_attribute("data-kind", "refused")  # information, not an error
     expect(text).to_have_text(
         "Six of clubs cannot move now: its foundation needs the seven of clubs first, and in a"
         " column it goes only on the seven of hearts or the seven of diamonds."

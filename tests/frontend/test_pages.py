@@ -10,11 +10,13 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory
 
+from games import services
+
 PAGES = [
     ("/", "frontend/js/home.js"),
     ("/how-to-play/", "frontend/js/rules.js"),
-    ("/games/7/", "frontend/js/game.js"),
-    ("/games/7/replay/", "frontend/js/replay.js"),
+    ("/games/{game}/", "frontend/js/game.js"),
+    ("/games/{game}/replay/", "frontend/js/replay.js"),
     ("/leaderboard/", "frontend/js/leaderboard.js"),
     ("/leaderboard/2025-01-31/", "frontend/js/leaderboard.js"),
     ("/players/owner/", "frontend/js/profile.js"),
@@ -29,7 +31,7 @@ def test_it_renders_each_page_with_its_script(
     client: Client, owner: User, path: str, script: str
 ) -> None:
     client.force_login(owner)
-    response = client.get(path)
+    response = client.get(path.format(game=services.new_game(owner).pk))
     assert response.status_code == 200
     html = response.content.decode()
     assert f'src="/static/{script}"' in html
@@ -86,13 +88,42 @@ def test_it_says_why_a_future_day_has_no_board(client: Client, db: None) -> None
     assert "That day has not come yet" in html
 
 
-def test_it_asks_a_visitor_to_log_in_on_a_game_page(client: Client, db: None) -> None:
-    response = client.get("/games/7/")
+def test_it_asks_a_visitor_to_log_in_on_a_game_page(client: Client, owner: User) -> None:
+    game = services.new_game(owner)
+    response = client.get(f"/games/{game.pk}/")
     assert response.status_code == 200
     html = response.content.decode()
     assert "data-login-prompt" in html
-    assert 'href="/login/?next=/games/7/"' in html
+    assert f'href="/login/?next=/games/{game.pk}/"' in html
     assert "game.js" not in html
+
+
+@pytest.mark.parametrize("logged_in", [False, True])
+@pytest.mark.parametrize("path", ["/games/999999/", "/games/seven/", "/games/" + "9" * 30 + "/"])
+def test_it_answers_a_game_that_is_not_there_with_the_404_page(
+    client: Client, other: User, logged_in: bool, path: str
+) -> None:
+    if logged_in:
+        client.force_login(other)
+    response = client.get(path)
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert 'data-error-status="404"' in html
+    assert "No such game." in html
+    assert "game.js" not in html and "data-login-prompt" not in html
+
+
+def test_it_answers_anothers_game_with_the_404_page(
+    client: Client, owner: User, other: User
+) -> None:
+    """The API answers a game's owner alone (404 to anyone else): so does its page."""
+    game = services.new_game(owner)
+    client.force_login(other)
+    response = client.get(f"/games/{game.pk}/")
+    assert response.status_code == 404
+    assert "No such game." in response.content.decode()
+    client.force_login(owner)
+    assert client.get(f"/games/{game.pk}/").status_code == 200
 
 
 @pytest.mark.parametrize(("handler", "status"), [("handler403", 403), ("handler500", 500)])

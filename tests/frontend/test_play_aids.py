@@ -3,12 +3,17 @@ attempt; Finish on an all-open position plays the foundation moves one by one, t
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from games.engine import DealCode
 
 from .conftest import SIZES
 from .helpers import (
@@ -78,9 +83,14 @@ def test_finish_plays_the_last_cards_to_a_win(new_player: Any, artifacts: Path, 
     finish = page.locator("[data-finish]")
     expect(finish).to_be_visible()
     page.screenshot(path=str(artifacts / f"finish-{size}.png"))
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(f"{r.method} {r.url}") if "/api/" in r.url else None)
     finish.click()
     expect(page.locator("[data-win]")).to_be_visible(timeout=20_000)
     settle(page)
+    # One request plays the 14 cards (POST .../finish/); nothing else was asked to play them.
+    played = [a for a in asked if a.startswith("POST") and f"/api/games/{game_id}/" in a]
+    assert played == [f"POST {alice.base}/api/games/{game_id}/finish/"]
     game = alice.api("GET", f"/api/games/{game_id}/")
     assert game["status"] == "won"
     assert game["actions"] == len(FINISH_LINE) + 14  # each card an ordinary logged action
@@ -134,20 +144,40 @@ def test_a_hint_says_when_there_is_no_way_to_win(new_player: Any) -> None:
     assert alice.errors == []
 
 
+def dealt_by_the_server(workdir: Path, code: str) -> str:
+    """``code``, its deck recorded in the test server's database as one the server dealt (as a
+    random deal's is): the decks these tests build are no random deal, and the server plays only
+    decks it dealt."""
+    from games.models import DealtDeck
+
+    fingerprint = DealtDeck.fingerprint_of(DealCode.parse(code).deck())
+    with closing(sqlite3.connect(workdir / "db.sqlite3", timeout=30)) as db, db:
+        db.execute(
+            f"INSERT OR IGNORE INTO {DealtDeck._meta.db_table} (fingerprint, created_at) "
+            "VALUES (?, ?)",
+            (fingerprint, dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(" ")),
+        )
+    return code
+
+
 @pytest.mark.parametrize("size", SIZES)
-def test_finish_comes_while_cards_are_in_the_stock(new_player: Any, size: str) -> None:
+def test_finish_comes_while_cards_are_in_the_stock(
+    new_player: Any, server_workdir: Path, size: str
+) -> None:
     """Finish is offered as soon as the rest needs no decision — here with all 34 stock cards to
     go, each coming up on top when its foundation needs it — and plays the draws too; where the
     stock's order leaves nothing to play without a decision, it is not offered."""
     from tests.engine.helpers import FRIENDLY, OPENING, UNFRIENDLY, built_deal
 
+    friendly = dealt_by_the_server(server_workdir, built_deal(FRIENDLY, 3))
+    unfriendly = dealt_by_the_server(server_workdir, built_deal(UNFRIENDLY, 3))
     alice = new_player(viewport=SIZES[size], reduced_motion="reduce")
-    stalled = play_line(alice, built_deal(UNFRIENDLY, 3), OPENING)
+    stalled = play_line(alice, unfriendly, OPENING)
     page = alice.goto(f"/games/{stalled}/")
     page.wait_for_selector(".pile.stock")
     expect(page.locator("[data-finish]")).to_be_hidden()
 
-    game_id = play_line(alice, built_deal(FRIENDLY, 3), OPENING)
+    game_id = play_line(alice, friendly, OPENING)
     page = alice.goto(f"/games/{game_id}/")
     expect(page.locator('.pile[data-pile="S"] .badge')).to_have_text("34")
     page.locator("[data-finish]").click()

@@ -78,7 +78,14 @@ def test_it_plays_a_codes_layout_with_the_draw_asked_for(owner_api):
 CF2_CODE = "CF2-D3-6FTH6SEZNBEqW5gpkKZBnVXVGovdVsct6WFe1PZyq"
 
 
-def test_it_creates_a_game_by_cf2_code(owner_api, owner):
+@pytest.fixture
+def dealt_here(other):
+    """The worked example dealt here (by its CF1 code, to another player): its CF2 form plays
+    (tests/leaderboard/test_dealt_decks.py: the decks the server plays, and those it refuses)."""
+    services.new_game(other, code=CODE)
+
+
+def test_it_creates_a_game_by_cf2_code(owner_api, owner, dealt_here):
     response = owner_api.post("/api/games/", {"code": CF2_CODE})
 
     assert response.status_code == 201
@@ -93,13 +100,26 @@ def test_it_creates_a_game_by_cf2_code(owner_api, owner):
     )
 
 
-def test_it_plays_a_cf2_layout_with_the_draw_asked_for(owner_api):
+def test_it_plays_a_cf2_layout_with_the_draw_asked_for(owner_api, dealt_here):
     body = owner_api.post("/api/games/", {"code": CF2_CODE, "draw": 1, "variant": "classic"}).json()
 
     expected = dataclasses.replace(DealCode.parse(CF2_CODE), draw=1, variant="classic")
     assert body["code"] == str(expected)
     assert body["code"].startswith("CF2-H1-")
     assert (body["draw"], body["variant"]) == (1, "classic")
+
+
+def test_it_refuses_the_cf2_code_of_a_deck_never_dealt_here(owner_api, owner):
+    response = owner_api.post("/api/games/", {"code": CF2_CODE})
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "unknown_deal",
+        "message": "This code is not a deal this server has dealt: start a random deal, a "
+        "numbered deal (a CF1 code), a past day's daily deal, or the code of a game someone "
+        "played here.",
+    }
+    assert not Game.objects.exists()
 
 
 def test_it_refuses_a_mistyped_cf2_code(owner_api, owner):

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 
 from games import services
 from games.engine import DealCode
-from games.models import Game
+from games.models import DealtDeck, Game
 from tests.conftest import token_client
 from tests.engine.helpers import FRIENDLY, OPENING, UNFRIENDLY, built_deal, hidden_cards
 from tests.games.helpers import act, engine_after, utc_today
@@ -73,6 +73,14 @@ def test_it_never_shows_a_hidden_card(owner_api, owner, seed):
         assert_hides(json.dumps(state), code, tokens[:ply])
     assert_hides(json.dumps(record), code, tokens)
 
+    # Finish: refused unless the game can finish by itself (then nothing is hidden any more).
+    response = owner_api.post(f"/api/games/{game['id']}/finish/", {"ply": len(tokens)})
+    if response.status_code == 200:
+        assert response.json()["status"] == "won"
+    else:
+        assert response.json()["code"] == "not_finishable"
+        assert_hides(response.content, code, tokens)
+
 
 def test_it_never_shows_the_code_of_todays_daily_deal(owner_api, owner):
     code = "CF1-D3-QWERTYU"
@@ -81,6 +89,7 @@ def test_it_never_shows_the_code_of_todays_daily_deal(owner_api, owner):
     for ply, token in enumerate(["D", "D", "U"]):
         bodies.append(act(owner_api, daily.pk, ply, action=token).content)
     bodies += [
+        owner_api.post(f"/api/games/{daily.pk}/finish/", {"ply": 3}).content,  # (refused)
         owner_api.get("/api/games/").content,
         owner_api.get(f"/api/games/{daily.pk}/record/?states=1").content,
         owner_api.post(f"/api/games/{daily.pk}/resign/").content,
@@ -148,6 +157,8 @@ def test_a_daily_attempts_answers_about_what_is_ahead_know_no_hidden_card(
 
     practice = []
     for code in (friendly, unfriendly):
+        # (decks built for the test: recorded as the server's own, as a random deal's would be)
+        DealtDeck.objects.create(fingerprint=DealtDeck.fingerprint_of(DealCode.parse(code).deck()))
         game = owner_api.post("/api/games/", {"code": code}, format="json").json()
         for ply, token in enumerate(OPENING):
             state = act(owner_api, game["id"], ply, action=token).json()["state"]
@@ -170,3 +181,29 @@ def test_a_daily_attempts_answers_about_what_is_ahead_know_no_hidden_card(
     for ply in range(12):  # 34 cards, three at a time
         state = act(client, daily.pk, ply, action="D").json()["state"]
         assert state["stuck"] is (ply == 11)
+
+
+def test_a_daily_attempts_finish_shows_no_hidden_card_nor_its_code(owner_api, owner):
+    """Finish, asked of today's attempts: refused while hidden cards would decide (two in the
+    reserve drawing one; an unseen stock drawing three), with no hidden card in the answer; and
+    once finished, the won game's answer without the day's code."""
+    for draw, plies in ((1, 11), (3, len(OPENING))):
+        code = built_deal(FRIENDLY, draw)
+        player = User.objects.create_user(f"finisher{draw}")
+        client = token_client(player)
+        daily = services.new_game(player, code=code, kind="daily", daily_date=utc_today())
+        for ply, token in enumerate(OPENING[:plies]):
+            act(client, daily.pk, ply, action=token)
+        for ply in (plies, plies - 1):  # not finishable; stale
+            response = client.post(f"/api/games/{daily.pk}/finish/", {"ply": ply})
+            assert response.status_code == 409, response.json()
+            assert_hides(response.content, code, OPENING[:plies])
+
+    code = built_deal(FRIENDLY, 1)
+    daily = services.new_game(owner, code=code, kind="daily", daily_date=utc_today())
+    for ply, token in enumerate(OPENING[:12]):
+        act(owner_api, daily.pk, ply, action=token)
+    response = owner_api.post(f"/api/games/{daily.pk}/finish/", {"ply": 12})
+    assert response.json()["status"] == "won"
+    assert code.split("-")[2] not in response.content.decode()
+    assert response.json()["code"] is None and response.json()["full_state"] is None

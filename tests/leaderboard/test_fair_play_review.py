@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 
 import pytest
 from channels.db import database_sync_to_async
@@ -48,27 +49,120 @@ def test_an_attempt_keeps_its_network_hashed_and_its_account_age(clock):
         assert kept.network not in token_client(ann).get(url).content.decode()
 
 
-def test_the_days_flags_point_at_shared_networks_wins_at_par_and_inhuman_speed(clock):
+def test_the_days_flags_point_at_wins_near_par_and_inhuman_speed_not_a_shared_network(clock):
     from leaderboard.models import DailyDeal
 
     DailyDeal.objects.filter(date=utc_today()).update(par=len(WON))
     twins = [player("twin1"), player("twin2")]
-    for twin in twins:  # two accounts from one network
+    for twin in twins:  # two accounts from one network, and nothing else
         play(Game.objects.get(pk=start(twin, "198.51.100.4")["id"]), OPENING, clock)
     fast = Game.objects.get(pk=start(player("bot"), "192.0.2.1")["id"])
     play(fast, WON, clock, step=0.05)  # the whole line, at par, 50 ms an action
+    hurried = Game.objects.get(pk=start(player("hurried"), "198.51.100.77")["id"])
+    play(hurried, WON[:30], clock, step=0.1)  # fast, from the twins' network
+    token_client(hurried.owner).post(f"/api/games/{hurried.pk}/resign/")  # (its clock stops)
     calm = Game.objects.get(pk=start(player("calm"), "203.0.113.99")["id"])
     play(calm, WON[:30], clock, step=4.0)
 
-    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+    day = review.day_review(utc_today(), clock.now)
+    rows = {row.player: row for row in day}
 
-    assert rows["twin1"].flags == rows["twin2"].flags == ("network",)
-    assert rows["twin1"].same_network == 2
+    assert rows["twin1"].flags == rows["twin2"].flags == ()  # a shared network alone: no flag
+    assert rows["twin1"].same_network == 3 and rows["twin1"].suspicion == 0
     assert rows["bot"].flags == ("par", "fast") and rows["bot"].over_par == 0
+    assert rows["bot"].suspicion == review.WEIGHTS["par"] + review.WEIGHTS["fast"] == 70
     assert rows["bot"].result == "won"
     assert rows["bot"].per_action is not None and rows["bot"].per_action < review.FAST_SECONDS
+    assert rows["bot"].reasons == [
+        f"won in {len(WON)} actions, par or better (par {len(WON)})",
+        f"{rows['bot'].per_action:.2f} s an action on average over {len(WON)} actions",
+    ]
+    assert rows["hurried"].flags == ("fast", "network")  # the network counts with another signal
+    assert rows["hurried"].reasons[1] == "one of 3 accounts on the day's board from one network"
     assert rows["calm"].flags == () and rows["calm"].per_action == pytest.approx(4.0, rel=0.05)
-    assert [row.player for row in review.day_review(utc_today(), clock.now)][-1] == "calm"
+    assert [row.player for row in day][:2] == ["bot", "hurried"]  # the most suspicious first
+
+
+def test_a_win_near_par_is_flagged_and_one_beyond_the_margin_is_not(clock):
+    from leaderboard.models import DailyDeal
+
+    # par such that WON (222 actions) is just inside the margin, then just outside it
+    inside = math.ceil(len(WON) / (1 + review.NEAR_PAR))
+    DailyDeal.objects.filter(date=utc_today()).update(par=inside)
+    game = Game.objects.get(pk=start(player("ann"), "203.0.113.7")["id"])
+    play(game, WON, clock, step=3.0)
+
+    (row,) = review.day_review(utc_today(), clock.now)
+    assert row.flags == ("par",) and row.over_par == len(WON) - inside
+    percent = (len(WON) - inside) / inside * 100
+    assert row.reasons == [f"won in {len(WON)} actions, {percent:.1f} % over par ({inside})"]
+
+    DailyDeal.objects.filter(date=utc_today()).update(par=inside - 1)
+    (row,) = review.day_review(utc_today(), clock.now)
+    assert row.flags == () and row.suspicion == 0
+
+
+def test_a_scout_draws_through_the_stock_and_resigns_or_leaves(clock):
+    draws = ["D"] * 12  # draw 3: the 34 stock cards in 12 draws
+    resigned = Game.objects.get(pk=start(player("resigner"), "203.0.113.1")["id"])
+    play(resigned, draws, clock, step=2.0)
+    token_client(resigned.owner).post(f"/api/games/{resigned.pk}/resign/")
+    left = Game.objects.get(pk=start(player("leaver"), "203.0.114.1")["id"])
+    play(left, [*OPENING, *draws], clock, step=2.0)
+    short = Game.objects.get(pk=start(player("short"), "203.0.115.1")["id"])
+    play(short, draws[:11], clock, step=2.0)  # one card short of the stock's end
+    token_client(short.owner).post(f"/api/games/{short.pk}/resign/")
+    undone = Game.objects.get(pk=start(player("undoer"), "203.0.116.1")["id"])
+    play(undone, ["D", "U"] * 6 + ["D"] * 6, clock, step=2.0)  # half the stock seen, 18 actions
+    token_client(undone.owner).post(f"/api/games/{undone.pk}/resign/")
+    playing = Game.objects.get(pk=start(player("player"), "203.0.117.1")["id"])
+    play(playing, draws, clock, step=2.0)
+
+    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+    assert rows["resigner"].flags == ("scout",)
+    assert rows["resigner"].reasons == ["scouted: drew through the stock then resigned"]
+    assert rows["leaver"].flags == ()  # still playing: its last action a minute ago
+    assert rows["short"].flags == rows["undoer"].flags == rows["player"].flags == ()
+
+    clock.advance(review.SCOUT_IDLE.total_seconds())
+    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+    assert rows["leaver"].flags == rows["player"].flags == ("scout",)
+    assert rows["leaver"].reasons == ["scouted: drew through the stock then left"]
+    assert rows["short"].flags == rows["undoer"].flags == ()
+
+    clock.set(clock.now + dt.timedelta(days=1))  # the day is over: closed as they stood
+    rows = {row.player: row for row in review.day_review(utc_today() - dt.timedelta(days=1))}
+    assert rows["leaver"].result == "closed" and rows["leaver"].flags == ("scout",)
+
+
+def test_a_scout_and_a_winner_linked_by_network_or_device_are_both_flagged(clock):
+    from leaderboard.models import DailyDeal
+
+    DailyDeal.objects.filter(date=utc_today()).update(par=100)  # WON is far from par
+    scout = Game.objects.get(pk=start(player("scout"), "198.51.100.4")["id"])
+    play(scout, ["D"] * 12, clock, step=2.0)
+    token_client(scout.owner).post(f"/api/games/{scout.pk}/resign/")
+    AttemptReview.objects.filter(game=scout).update(device=review.device_of("a" * 22))
+    winner = Game.objects.get(pk=start(player("winner"), "198.51.100.5")["id"])  # the same /24
+    play(winner, WON, clock, step=3.0)
+    other = Game.objects.get(pk=start(player("other"), "203.0.113.5")["id"])  # elsewhere
+    play(other, WON, clock, step=3.0)
+
+    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+    assert rows["winner"].flags == ("linked", "network")
+    assert rows["winner"].reasons[0] == f"linked to scout's attempt #{scout.pk} by network"
+    assert rows["scout"].flags == ("scout", "linked", "network")
+    assert rows["scout"].reasons[1] == f"linked to winner's attempt #{winner.pk} by network"
+    assert rows["other"].flags == ()
+
+    AttemptReview.objects.filter(game=other).update(device=review.device_of("a" * 22))
+    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+    assert rows["other"].reasons == [f"linked to scout's attempt #{scout.pk} by device"]
+    assert [s.game_id for s in rows["scout"].signals if s.flag == "linked"] == [
+        winner.pk,
+        other.pk,
+    ]
+    assert rows["scout"].suspicion == 15 + 40 + 40 + 10
 
 
 def test_the_review_page_is_for_staff_alone(clock):

@@ -136,21 +136,32 @@ def test_it_answers_404_for_a_page_past_the_last(api, owner, clock):
     assert api.get("/api/players/owner/?page=zero").status_code == 400
 
 
-def test_it_counts_practice_games_apart_from_the_daily_ones(api, owner, clock):
+def test_it_counts_finished_practice_games_apart_from_the_daily_ones(api, owner, clock):
     attempt(owner, OPENING, clock)
     practice = "CF1-D3-QWERTYU"  # (not the daily deal's deck: that is no practice today)
-    started = unlocked(lambda: games.new_game(owner, practice))
-    play(started, ["D"], clock)
+    resigned = unlocked(lambda: games.new_game(owner, practice))
+    play(resigned, ["D"], clock)
+    games.resign(resigned, owner)
     won = unlocked(lambda: games.new_game(owner, practice))
     play(won, ["D"], clock)
     won.status = won.Status.WON  # as a win leaves it; a whole winning line is not the point here
     won.save(update_fields=["status"])
+    in_progress = unlocked(lambda: games.new_game(owner, practice))
+    play(in_progress, ["D", "D"], clock)  # being played: not counted until it ends
     unlocked(lambda: games.new_game(owner))  # never started: not counted
+    games.resign(unlocked(lambda: games.new_game(owner)), owner)  # no action: not counted
 
     body = api.get("/api/players/owner/").json()
 
     assert body["practice"] == {"played": 2, "won": 1, "win_rate": 0.5}
     assert body["stats"]["played"] == 1
+
+    games.resign(in_progress, owner)
+    assert api.get("/api/players/owner/").json()["practice"] == {
+        "played": 3,
+        "won": 1,
+        "win_rate": 0.3333,
+    }
 
 
 @pytest.mark.parametrize("days", [1, 60])

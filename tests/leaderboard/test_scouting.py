@@ -1,7 +1,10 @@
 """The scouting attack: a second account that learnt today's deck from its own attempt gets no
 help from the server. It cannot start a practice game of that deck — by any code, draw or rule
 set — so it gets no hint, no record and no replay of it; tomorrow's deck, dealt ahead, neither.
-Once the days are over, their decks are anyone's practice."""
+The server plays only decks it dealt, and it never dealt these as practice: they are refused as
+any deck nobody was dealt here is, with the same answer (tests/leaderboard/test_dealt_decks.py:
+the guesses, the relabelled copies). Once the days are over, their decks are anyone's
+practice."""
 
 from __future__ import annotations
 
@@ -75,12 +78,14 @@ def test_a_scout_gets_no_practice_game_of_todays_or_tomorrows_deck(dealt, clock)
         response = helper.post("/api/games/", {"code": stored, "draw": 1, "variant": "classic"})
         refused.append((response.status_code, response.json()["code"]))
 
-    assert set(refused) == {(403, "daily_not_public")} and len(refused) == 18
+    assert set(refused) == {(400, "unknown_deal")} and len(refused) == 18
     assert not Game.objects.filter(kind="practice").exists()  # nothing was created
-    message = helper.post("/api/games/", {"code": today_code}).json()["message"]
-    assert message == (
-        "This deck is a daily deal that is not public yet: it can be played as practice once "
-        "its day is over."
+    by_code = helper.post("/api/games/", {"code": today_code})
+    never_dealt = helper.post("/api/games/", {"code": str(DealCode.from_deck(deck[::-1]))})
+    assert by_code.content == never_dealt.content  # today's deck tells itself from no other
+    assert by_code.json()["message"] == (
+        "This code is not a deal this server has dealt: start a random deal, a numbered deal (a "
+        "CF1 code), a past day's daily deal, or the code of a game someone played here."
     )
 
     clock.advance(2 * 24 * 3600)  # both days over: their decks are public

@@ -27,6 +27,7 @@ from leaderboard import deals
 from leaderboard.models import DailyDeal
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE, solver_pool
+from tests.games.test_finish import near_end_of
 from tests.leaderboard.helpers import CODE as LEADERBOARD_CODE
 from tests.leaderboard.helpers import store_deal
 from tests.support import Daphne, asgi_request, django_env
@@ -251,6 +252,23 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     throttle_rates(verdicts=None)
     with solver_pool(workers=1, queue=0):
         check("GET", verdict, owner_api.get(url), 503)
+
+    finish = "/api/games/{id}/finish/"
+    url = f"{games}{game['id']}/finish/"
+    ply = owner_api.get(f"{games}{game['id']}/").json()["ply"]
+    check("POST", finish, owner_api.post(url, {}), 400)
+    check("POST", finish, other_api.post(url, {"ply": ply}), 404)
+    check("POST", finish, api.post(url, {"ply": ply}), 401)
+    _clear_cache()
+    throttle_rates(actions="1/min")
+    check("POST", finish, owner_api.post(url, {"ply": ply}), 409)  # not_finishable
+    check("POST", finish, owner_api.post(url, {"ply": ply}), 429)
+    throttle_rates(actions=None)
+    near, played = near_end_of(owner)  # a game Finish can finish
+    finished = check(
+        "POST", finish, owner_api.post(f"{games}{near.pk}/finish/", {"ply": len(played)}), 200
+    )
+    assert finished["status"] == "won" and finished["applied"]
 
     resign = "/api/games/{id}/resign/"
     url = f"{games}{game['id']}/resign/"

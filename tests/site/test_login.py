@@ -1,8 +1,18 @@
 import datetime as dt
+import os
+import threading
+from typing import ClassVar
 
+import pytest
+from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
+from django.contrib.auth.models import User
+from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.db import connection
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
+from canfield_site.accounts import hashing
 from tests.conftest import PASSWORD
 from tests.games.helpers import iso
 
@@ -119,3 +129,114 @@ def test_it_refuses_malformed_json(api, db):
 
     assert response.status_code == 400
     assert response.json()["code"] == "malformed"
+
+
+BUSY = {
+    "code": "busy",
+    "message": "Too many people are logging in right now. Please try again in a moment.",
+    "retry_after": 1,
+}
+
+
+@pytest.fixture
+def one_slot(settings):
+    """One hashing slot, and no wait for it: held by the test, every hash is refused busy."""
+    settings.LOGIN_HASH_SLOTS = 1
+    settings.LOGIN_HASH_WAIT = 0
+
+
+def test_it_answers_busy_when_no_hashing_slot_is_free(api, owner, one_slot):
+    with hashing.slot():  # (the process's one slot, held)
+        response = api.post(URL, {"username": "owner", "password": PASSWORD})
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "1"
+    assert response.json() == BUSY
+    assert api.get("/api/auth/me/").status_code == 401
+    assert api.post(URL, {"username": "owner", "password": PASSWORD}).status_code == 200
+
+
+def test_a_log_in_refused_busy_is_no_failure_of_the_account(api, owner, one_slot, throttle_rates):
+    throttle_rates(login_account="1/hour")
+    with hashing.slot():
+        assert api.post(URL, {"username": "owner", "password": "guess"}).status_code == 503
+
+    # The one failure allowed is still there (the busy attempt checked no password).
+    assert api.post(URL, {"username": "owner", "password": "guess"}).json() == REFUSED
+    assert api.post(URL, {"username": "owner", "password": PASSWORD}).status_code == 429
+
+
+class ConnectionlessMD5(MD5PasswordHasher):
+    """The tests' hasher, noting at each hash whether this thread held a database connection,
+    whether a hashing slot was free, and the thread's scheduling priority."""
+
+    seen: ClassVar[list[tuple[bool, bool, int]]] = []
+
+    def encode(self, password: str, salt: str) -> str:
+        free = hashing._semaphore().acquire(blocking=False)
+        if free:
+            hashing._semaphore().release()
+        nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        self.seen.append((connection.connection is not None, free, nice))
+        return super().encode(password, salt)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("username", ["owner", "OWNER", "nobody"])
+@pytest.mark.parametrize("password", [PASSWORD, "guess"])
+def test_it_hashes_with_no_database_connection_held_in_a_slot(settings, username, password):
+    User.objects.create_user("owner", password=PASSWORD)
+    settings.PASSWORD_HASHERS = ["tests.site.test_login.ConnectionlessMD5"]
+    settings.LOGIN_HASH_SLOTS = 1
+    settings.LOGIN_HASH_NICE = 10
+    ConnectionlessMD5.seen.clear()
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    response = APIClient().post(URL, {"username": username, "password": password})
+
+    assert response.status_code == (200 if username != "nobody" and password == PASSWORD else 400)
+    # One hash — an unknown username's too (no timing oracle) —, with no connection held, the
+    # one slot taken, at the hashing priority (or the thread's own, if that is lower already);
+    # the thread's priority as it was after, where the process may raise it again (root).
+    assert ConnectionlessMD5.seen == [(False, False, max(10, before))]
+    if os.geteuid() == 0:
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
+
+
+def test_it_sends_django_s_signals(api, owner):
+    failed, logged_in = [], []
+
+    def on_failed(credentials, **kwargs):
+        failed.append(credentials["username"])
+
+    def on_login(user, **kwargs):
+        logged_in.append(user.username)
+
+    user_login_failed.connect(on_failed)
+    user_logged_in.connect(on_login)
+    try:
+        api.post(URL, {"username": "owner", "password": "guess"})
+        api.post(URL, {"username": "nobody", "password": "guess"})
+        api.post(URL, {"username": "Owner", "password": PASSWORD})
+    finally:
+        user_login_failed.disconnect(on_failed)
+        user_logged_in.disconnect(on_login)
+
+    assert (failed, logged_in) == (["owner", "nobody"], ["owner"])
+    owner.refresh_from_db()
+    assert owner.last_login is not None
+
+
+def test_it_upgrades_an_old_hash_after_a_right_password(api, settings):
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
+    old = PBKDF2PasswordHasher().encode(PASSWORD, "saltsaltsalt", iterations=1000)
+    user = User.objects.create(username="old", password=old)
+
+    assert api.post(URL, {"username": "old", "password": PASSWORD}).status_code == 200
+
+    user.refresh_from_db()
+    assert user.password.startswith("md5$")
+    assert user.check_password(PASSWORD)

@@ -132,6 +132,30 @@ def test_it_starts_plays_and_resigns_a_daily_attempt_once(server):
     assert server_errors(log) == []
 
 
+def test_it_draws_the_days_picture_from_the_database(server):
+    """The picture's counts are cached in the unreachable cache: they are read from the
+    database instead, and the viewer's attempt is in them."""
+    daphne, log = server
+    token = sign_up(daphne.url)
+    today = dt.datetime.now(dt.UTC).date()
+    status, attempt = start_daily(daphne.url, token)
+    assert status == 201, attempt
+    attempt = play(daphne.url, attempt, token, 3)
+
+    status, picture = get_json(f"{daphne.url}/api/daily/{today}/picture/", token)
+
+    assert status == 200, picture
+    assert picture["date"] == today.isoformat() and picture["final"] is False
+    assert picture["players"] == sum(bar["players"] for bar in picture["bars"]) >= 1
+    me = picture["me"]
+    assert me["foundation_cards"] == attempt["foundation_cards"] and me["won"] is False
+    assert me["ahead"] + me["behind"] < picture["players"]
+    anonymous = get_json(f"{daphne.url}/api/daily/{today}/picture/")
+    assert anonymous[0] == 200 and anonymous[1]["me"] is None
+    assert anonymous[1]["bars"] == picture["bars"]
+    assert server_errors(log) == []
+
+
 def test_it_serves_past_boards_and_days_from_the_database(server):
     daphne, log = server
     yesterday = dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)

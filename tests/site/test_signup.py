@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
+from canfield_site.accounts import hashing
 from canfield_site.accounts.serializers import USERNAME_RULES, USERNAME_TAKEN
 from tests.conftest import PASSWORD
 from tests.games.helpers import iso
@@ -161,3 +162,21 @@ def test_it_answers_a_lost_race_for_the_name_as_taken(api):
         "fields": {"username": [USERNAME_TAKEN]},
     }
     assert User.objects.count() == 1
+
+
+def test_it_answers_busy_when_no_hashing_slot_is_free_and_creates_nothing(api, settings):
+    settings.LOGIN_HASH_SLOTS = 1
+    settings.LOGIN_HASH_WAIT = 0
+
+    with hashing.slot():  # (the process's one slot, held)
+        response = api.post(URL, {"username": "alice", "password": PASSWORD})
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "1"
+    assert response.json() == {
+        "code": "busy",
+        "message": "Too many people are logging in right now. Please try again in a moment.",
+        "retry_after": 1,
+    }
+    assert not User.objects.exists()
+    assert api.post(URL, {"username": "alice", "password": PASSWORD}).status_code == 201

@@ -23,6 +23,13 @@ BURST = 40
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def _hashing_waits(settings):
+    """A burst's log-ins and sign-ups wait for a hashing slot as long as it takes: the limits are
+    under test here, not the slots (tests/site/test_login_flood.py)."""
+    settings.LOGIN_HASH_WAIT = 30
+
+
 def statuses(answers) -> Counter[int]:
     return Counter(answer.status_code for answer in answers)
 
@@ -44,30 +51,60 @@ def test_wrong_passwords_from_one_address_get_no_more_than_its_limit_through(thr
     assert statuses(answers) == {400: 20, 429: BURST - 20}
 
 
-def test_guesses_at_one_account_from_many_addresses_get_no_more_than_its_limit_through(
+def test_guesses_at_one_account_from_one_network_get_no_more_than_its_limit_through(
     throttle_rates,
 ):
-    throttle_rates(login=None, login_account="10/hour")
+    throttle_rates(login=None, login_account="10/hour", login_account_all=None)
     User.objects.create_user("target", password=PASSWORD)
 
     answers = burst(
         lambda i: APIClient().post(
             "/api/auth/login/",
             {"username": "target", "password": f"guess {i}"},
-            REMOTE_ADDR=f"10.1.{i // 200}.{i % 200}",
+            REMOTE_ADDR=f"10.1.0.{i}",  # every address of one /24
         )
     )
 
     assert statuses(answers) == {400: 10, 429: BURST - 10}
-    # The right password, once the limit is reached: refused too (the burst counted first).
+    # The owner, from another network: in.
     late = APIClient().post(
         "/api/auth/login/", {"username": "target", "password": PASSWORD}, REMOTE_ADDR="10.9.9.9"
     )
-    assert late.status_code == 429
+    assert late.status_code == 200
+
+
+def test_guesses_at_one_account_from_many_networks_get_no_more_than_its_ceiling_through(
+    throttle_rates,
+):
+    throttle_rates(login=None, login_account="10/hour", login_account_all="25/hour")
+    User.objects.create_user("target", password=PASSWORD)
+    known = APIClient().post(
+        "/api/auth/login/", {"username": "target", "password": PASSWORD}, REMOTE_ADDR="10.9.9.9"
+    )
+    assert known.status_code == 200  # (the owner's network, known from now on)
+
+    answers = burst(
+        lambda i: APIClient().post(
+            "/api/auth/login/",
+            {"username": "target", "password": f"guess {i}"},
+            REMOTE_ADDR=f"10.1.{i}.1",  # a network each
+        )
+    )
+
+    assert statuses(answers) == {400: 25, 429: BURST - 25}
+    # The right password from a network new to the account: refused while the ceiling is full;
+    # from the owner's: in.
+    new = APIClient().post(
+        "/api/auth/login/", {"username": "target", "password": PASSWORD}, REMOTE_ADDR="10.8.8.8"
+    )
+    home = APIClient().post(
+        "/api/auth/login/", {"username": "target", "password": PASSWORD}, REMOTE_ADDR="10.9.9.10"
+    )
+    assert (new.status_code, home.status_code) == (429, 200)
 
 
 def test_the_right_password_in_a_burst_of_guesses_gets_in_only_within_the_limit(throttle_rates):
-    throttle_rates(login=None, login_account="5/hour")
+    throttle_rates(login=None, login_account="5/hour", login_account_all=None)
     User.objects.create_user("target", password=PASSWORD)
 
     answers = burst(
@@ -110,6 +147,28 @@ def test_sign_ups_from_one_address_get_no_more_than_the_limit_through(throttle_r
 
     assert statuses(answers) == {201: 10, 429: BURST - 10}
     assert User.objects.count() == 10
+
+
+def test_sign_ups_from_one_ipv6_64_get_no_more_than_the_limit_through(throttle_rates):
+    throttle_rates(signup="10/hour")
+
+    answers = burst(
+        lambda i: APIClient().post(
+            "/api/auth/signup/",
+            {"username": f"newcomer{i}", "password": PASSWORD},
+            REMOTE_ADDR=f"2001:db8:7:7:{i:x}::{i + 1:x}",  # thirty addresses of one /64
+        ),
+        n=30,
+    )
+
+    assert statuses(answers) == {201: 10, 429: 20}
+    assert User.objects.count() == 10
+    other = APIClient().post(
+        "/api/auth/signup/",
+        {"username": "neighbour", "password": PASSWORD},
+        REMOTE_ADDR="2001:db8:7:8::1",  # the next /64
+    )
+    assert other.status_code == 201
 
 
 def test_hint_searches_get_no_more_than_the_limit_through(throttle_rates, settings):

@@ -7,6 +7,7 @@ import { fmt, formatNumber, h, reducedMotion, svgUse } from "./ui.js";
 export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
 export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
 const MIN_CARD_WIDTH = 34; // px: below this a card stops being legible
+const MIN_TARGET = 24; // px: the least tap target (WCAG 2.2, 2.5.8)
 /** The least offset between fanned cards that still shows each card's rank and suit whole (the
  * corner index fits in the top 28% of a card: site.css, .idx). */
 const minFan = (cw) => Math.max(10, Math.ceil(cw * 0.28));
@@ -52,6 +53,8 @@ export function pileName(pile, state) {
   return f ? foundationName(f.suit) : fmt(gettext("Foundation %(n)s"), { n: pile.slice(1) });
 }
 
+let boards = 0;
+
 export class Board {
   /**
    * @param {HTMLElement} root  the element that receives the board
@@ -66,6 +69,7 @@ export class Board {
     /** The keyboard (keys.js), when the board is played by it. */
     this.keys = null;
     this.sources = new Map(); // "R" | "W" | "F1" | "T2:3" -> Set of destinations
+    this.uid = `board-${++boards}`; // (a page may draw several boards: ids of their own)
     root.classList.add("board");
     if (interactive) root.classList.add("interactive");
     this._onResize = () => this.state && this.layoutColumns();
@@ -89,13 +93,22 @@ export class Board {
     this.root.classList.toggle("draw-1", state.draw === 1);
     this.root.classList.toggle("draw-3", state.draw !== 1);
     this.root.classList.toggle("won", Boolean(state.won));
+    // Every pile is named on the board, at every width: each name in a row of its own above its
+    // pile (a column grows down), so that a name on two lines never puts piles out of line. The
+    // groups' names are their labels; a pile's own label names it already (read once).
+    const caption = (area, text) => h(`span.caption.caption-${area}`, { id: `${this.uid}-${area}`, "aria-hidden": "true" }, text);
     this.root.replaceChildren(
-      h("div.area.area-stock", {}, this.stockPile(state), h("span.caption", {}, gettext("Stock"))),
-      h("div.area.area-waste", {}, this.wastePile(state), h("span.caption", {}, gettext("Waste"))),
-      h("div.area.area-reserve", {}, this.reservePile(state), h("span.caption", {}, gettext("Reserve"))),
-      h("div.area.area-foundations", { role: "group", "aria-label": gettext("Foundations") },
+      caption("stock", gettext("Stock")),
+      caption("waste", gettext("Waste")),
+      caption("reserve", gettext("Reserve")),
+      caption("foundations", gettext("Foundations")),
+      caption("columns", gettext("Columns")),
+      h("div.area.area-stock", {}, this.stockPile(state)),
+      h("div.area.area-waste", {}, this.wastePile(state)),
+      h("div.area.area-reserve", {}, this.reservePile(state)),
+      h("div.area.area-foundations", { role: "group", "aria-labelledby": `${this.uid}-foundations` },
         state.foundations.map((f, i) => this.foundationPile(f, i))),
-      h("div.area.area-columns", { role: "group", "aria-label": gettext("Columns") },
+      h("div.area.area-columns", { role: "group", "aria-labelledby": `${this.uid}-columns` },
         state.columns.map((c, i) => this.columnPile(c, i))),
     );
     this.layoutColumns();
@@ -118,6 +131,7 @@ export class Board {
       role: this.interactive ? "button" : "img",
       tabIndex: this.interactive ? 0 : -1,
       "aria-label": label,
+      "aria-keyshortcuts": this.interactive ? "D" : null, // (keys.js)
     });
     if (count) {
       pile.append(backElement());
@@ -249,21 +263,19 @@ export class Board {
     if (!area || !this.root.querySelector(".pile.stock")) return;
     const longest = Math.max(1, ...this.state.columns.map((c) => c.length));
     this.root.style.removeProperty("--cw");
-    let { cw, ch } = this.cardSize();
-    let room = this.fit ? this.columnRoom(area) : Infinity;
-    for (let i = 0; i < 6 && cw > MIN_CARD_WIDTH; i++) {
-      const need = ch + (longest - 1) * minFan(cw);
-      if (need <= room) break;
-      // Everything from the board's top edge down scales with the card width.
-      const boardTop = this.root.getBoundingClientRect().top;
-      const used = area.getBoundingClientRect().top - boardTop + need;
-      const scale = (used - need + room) / used;
-      cw = Math.max(MIN_CARD_WIDTH, Math.floor(cw * Math.min(scale, 0.97)));
-      this.root.style.setProperty("--cw", `${cw}px`);
-      ({ cw, ch } = this.cardSize());
-      room = this.columnRoom(area);
+    const natural = this.cardSize().cw;
+    // First with every covered card a strip a finger can hit (MIN_TARGET), the cards a little
+    // smaller at most; when that cannot fit (a long column), with the least fan that shows each
+    // card's index, the cards as small as it takes.
+    const roomy = (w) => Math.max(MIN_TARGET, minFan(w));
+    let { cw, ch, room } = this.scaleToFit(area, longest, roomy, Math.max(MIN_CARD_WIDTH, Math.round(natural * 0.85)));
+    if (ch + (longest - 1) * MIN_TARGET > room) {
+      this.root.style.removeProperty("--cw");
+      ({ cw, ch, room } = this.scaleToFit(area, longest, minFan, MIN_CARD_WIDTH));
     }
-    const base = Math.round(cw * 0.33); // shows a card's rank and corner suit, hides the rest
+    // Shows a card's rank and corner suit, hides the rest; and leaves each covered card a strip
+    // a finger can hit (24 px: WCAG 2.2's least target) while the column has the room.
+    const base = Math.max(MIN_TARGET, Math.round(cw * 0.33));
     const least = Math.min(base, minFan(cw));
     for (const pile of this.root.querySelectorAll(".pile.column")) {
       const cards = pile.querySelectorAll(".card");
@@ -273,6 +285,28 @@ export class Board {
       pile.style.height = `${Math.round(ch + Math.max(n - 1, 0) * fan)}px`;
       pile.dataset.fan = String(fan);
     }
+  }
+
+  /**
+   * Scales the board down (its card width, down to `floor`) until a column of `longest` cards
+   * fanned by `fan(cardWidth)` fits the room below the top row; returns the sizes it came to.
+   */
+  scaleToFit(area, longest, fan, floor) {
+    let { cw, ch } = this.cardSize();
+    let room = this.fit ? this.columnRoom(area) : Infinity;
+    for (let i = 0; i < 6 && cw > floor; i++) {
+      const need = ch + (longest - 1) * fan(cw);
+      if (need <= room) break;
+      // Everything from the board's top edge down scales with the card width.
+      const boardTop = this.root.getBoundingClientRect().top;
+      const used = area.getBoundingClientRect().top - boardTop + need;
+      const scale = (used - need + room) / used;
+      cw = Math.max(floor, Math.floor(cw * Math.min(scale, 0.97)));
+      this.root.style.setProperty("--cw", `${cw}px`);
+      ({ cw, ch } = this.cardSize());
+      room = this.columnRoom(area);
+    }
+    return { cw, ch, room };
   }
 
   cardSize() {
@@ -349,7 +383,7 @@ export class Board {
   focusKey() {
     const active = document.activeElement;
     if (!active || !this.root.contains(active)) return null;
-    return { pile: active.dataset.pile || active.closest("[data-pile]")?.dataset.pile, card: active.dataset.card };
+    return { pile: active.dataset.pile || active.closest("[data-pile]")?.dataset.pile, card: active.dataset.card, index: active.dataset.index };
   }
 
   restoreFocus(key) {

@@ -195,11 +195,12 @@ export function daysChart(rows) {
       chart.append(svg("path.chart-star", { d: star(cx, TOP - 8, 6) }));
     }
   }
-  const ends = [played[0].date, played[played.length - 1].date];
-  chart.append(
-    svg("text.chart-tick", { x: LEFT, y: HEIGHT - BOTTOM + 13, "text-anchor": "start" }, formatDay(ends[0])),
-    svg("text.chart-tick", { x: WIDTH - RIGHT, y: HEIGHT - BOTTOM + 13, "text-anchor": "end" }, formatDay(ends[1])),
-  );
+  // The first day under the start of the axis, the last under its end: one day is named once.
+  const tickY = HEIGHT - BOTTOM + 13;
+  chart.append(svg("text.chart-tick.chart-day", { x: LEFT, y: tickY, "text-anchor": "start" }, formatDay(played[0].date)));
+  if (days > 1) {
+    chart.append(svg("text.chart-tick.chart-day", { x: WIDTH - RIGHT, y: tickY, "text-anchor": "end" }, formatDay(played[played.length - 1].date)));
+  }
   return figure("days-chart", chart, [h("span", {}, title)],
     [gettext("Day"), gettext("Cards on the foundations"), gettext("Result")],
     played.slice().reverse().map((row) => [formatDay(row.date), formatNumber(row.foundation_cards), row.won ? pgettext("game result", "Won") : "–"]));

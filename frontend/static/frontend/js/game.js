@@ -11,7 +11,6 @@ import { actionWords } from "./words.js";
 import { celebrate, copyText, fmt, formatDuration, formatDay, formatNumber, formatPercent, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
-const FINISH_STEP_MS = 160; // between the Finish button's moves, after each one's animation
 const VERDICT_IDLE_MS = 2000; // a practice game asks whether it is lost once the player pauses
 const VERDICT_TRIES = 3; // asks at one position while the server is busy, at most
 
@@ -66,8 +65,6 @@ const doubleClickBox = root.querySelector("[data-double-click]");
 const undoButton = root.querySelector("[data-undo]");
 const announcer = root.querySelector("[data-announce]");
 const messages = pageMessageArea();
-// A message of more than one line takes room from the board: it fits itself again.
-new ResizeObserver(() => game && board.layoutColumns()).observe(messages.el);
 const winBanner = $("[data-win]");
 const hintButton = root.querySelector("[data-hint]");
 const finishButton = root.querySelector("[data-finish]");
@@ -114,16 +111,17 @@ async function created() {
 }
 
 /**
- * Sends one action ({action} or {tap, index, double_click}); actions run one after another,
- * each naming the ply it was made in. Resolves to true when the server applied something.
+ * Sends one action ({action} or {tap, index, double_click}) — or, with `path` "finish", asks the
+ * server to play the rest of the game (Finish) —; requests run one after another, each naming the
+ * ply it was made in. Resolves to true when the server applied something.
  */
-function send(body, renderOptions = {}) {
+function send(body, renderOptions = {}, path = "actions") {
   const run = async () => {
     if (!inPlay()) return false;
     try {
       await created();
       const before = game.state;
-      const next = await api.post(`/api/games/${gameId}/actions/`, { ply: game.ply, ...body });
+      const next = await api.post(`/api/games/${gameId}/${path}/`, { ply: game.ply, ...body });
       const changed = next.applied !== null && next.applied !== undefined;
       show(next, changed ? renderOptions : { animate: false });
       if (changed) {
@@ -136,7 +134,8 @@ function send(body, renderOptions = {}) {
         messages.say(TEXT.changedElsewhere, "info");
         await load().catch(() => {});
       } else {
-        messages.say(err.message, "error");
+        // The server's refusal of a move is information (why not); anything else went wrong.
+        messages.say(err.message, err.code === "illegal_action" ? "refused" : "error");
       }
       return false;
     }
@@ -174,7 +173,7 @@ function refuseTap(pile, index) {
     el.addEventListener("animationend", () => el.classList.remove("shake"), { once: true });
   }
   const why = whyNot(pile, index, s);
-  if (why) messages.say(why, "error", 6000);
+  if (why) messages.say(why, "refused", 6000);
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -417,7 +416,13 @@ function drawHud() {
     : gettext("Practice");
   const parts = [title, fmt(gettext("Draw %(n)s"), { n: game.draw })];
   if (game.variant === "classic") parts.push(gettext("Classic"));
-  root.querySelector("[data-title]").textContent = parts.join(" · ");
+  // Each part whole on its line ("Draw 3" never leaves its "3" alone), the dot kept with the
+  // part before it: a narrow window breaks the title between parts only.
+  const last = parts.length - 1;
+  root.querySelector("[data-title]").replaceChildren(...parts.flatMap((part, i) => [
+    h("span.title-part", {}, i < last ? `${part}\u00a0·` : part),
+    i < last ? " " : "",
+  ]));
   document.title = `${title} · Canfield Online`;
   root.querySelector("[data-score]").textContent = formatNumber(game.score);
   root.querySelector("[data-actions]").textContent = formatNumber(game.actions);
@@ -534,20 +539,16 @@ hintButton.addEventListener("click", askHint);
 // ---- finish --------------------------------------------------------------------------------
 
 /**
- * Finish: offered while the server's `finishable` says the rest needs no decision; plays it one
- * ordinary action at a time, each one the player asked for: every foundation move there is (in
- * any order), and when there is none, a draw or a recycle.
+ * Finish: offered while the server's `finishable` says the rest needs no decision. One request:
+ * the server plays that line — every foundation move there is, and when there is none a draw or a
+ * recycle, each logged as an ordinary action — and answers the won game; its cards fly from where
+ * they were to where the line put them.
  */
 async function finish() {
   if (!inPlay() || !game.state.finishable) return;
   finishButton.disabled = true;
   try {
-    while (inPlay() && game.state.finishable) {
-      const legal = game.state.legal || [];
-      const token = legal.find((t) => /^(R|W|T[1-4])-F[1-4]$/.test(t)) || legal.find((t) => t === "D" || t === "C");
-      if (!token || !(await send({ action: token }))) break;
-      if (!reducedMotion()) await new Promise((resolve) => setTimeout(resolve, FINISH_STEP_MS));
-    }
+    await send({}, {}, "finish");
   } finally {
     finishButton.disabled = false;
   }
@@ -579,7 +580,7 @@ document.querySelector(".skip-link")?.addEventListener("click", (e) => {
 });
 
 document.addEventListener("keydown", (e) => {
-  if (document.querySelector("dialog[open]")) return;
+  if (e.defaultPrevented || document.querySelector("dialog[open]")) return; // (the board's keys first)
   const typing = e.target.closest?.("input, textarea, select, [contenteditable]");
   if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === "z" && !typing) {
     e.preventDefault();
@@ -590,6 +591,9 @@ document.addEventListener("keydown", (e) => {
   } else if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === "h" || e.key === "H")) {
     e.preventDefault();
     askHint();
+  } else if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === "d" || e.key === "D")) {
+    e.preventDefault();
+    if (!e.repeat) keys.draw(); // anywhere on the page, as N and H
   }
 });
 

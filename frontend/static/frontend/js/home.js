@@ -61,7 +61,7 @@ async function loadDaily() {
     const ends = hours
       ? fmt(gettext("ends in %(hours)s h %(minutes)s min"), { hours, minutes })
       : fmt(gettext("ends in %(minutes)s min"), { minutes });
-    dateLine.textContent += ` · ${ends}`;
+    dateLine.append(" · ", h("span.ends-in", {}, ends)); // (never a lone "min" on a line)
   }
   const badge = difficultyBadge(daily.difficulty);
   if (badge) dateLine.append(h("span.daily-difficulty", {}, badge));

@@ -1,7 +1,10 @@
 // The board by keyboard: one Tab stop per group of piles (the stock, waste and reserve; the
 // foundations; the columns) with the arrow keys between piles and cards (a roving tabindex),
 // Enter or Space to pick a card up (with those on top of it) and again to put it down on the
-// pile in focus — on the card itself, to play it where a tap would — and Escape to put it back.
+// pile in focus — on the card itself, to play it where a tap would — and Escape to put it back;
+// D draws (a tap on the stock). A card held shows where it may go (the server's `legal` list,
+// as a drag does). The focus moves only when the player moves it: after a move it stays at its
+// place (the same pile, the same depth in a column), wherever the card went.
 // The board decides nothing: the handlers send what was asked to the server (or the tour).
 import { COLUMN_IDS, FOUNDATION_IDS, cardCount } from "./board.js";
 import { cardName } from "./cards.js";
@@ -31,7 +34,7 @@ export class BoardKeys {
     this.board = board;
     this.handlers = { tap, move, say, enabled };
     this.current = { hand: "S", foundations: "F1", columns: "T1" };
-    this.picked = null; // {pile, index, count}
+    this.picked = null; // {pile, index, count, card}
     board.keys = this;
     board.root.addEventListener("keydown", (e) => this.onKey(e));
     board.root.addEventListener("focusin", (e) => {
@@ -72,15 +75,20 @@ export class BoardKeys {
       }
     }
     if (this.picked) {
+      // (the same cards still there: held again; else the position changed under them)
       const els = this.board.runElements(this.picked.pile, this.picked.index);
-      if (els.length === this.picked.count) for (const el of els) el.classList.add("picked");
+      if (els.length === this.picked.count && els[0].dataset.card === this.picked.card) this.pick(this.picked);
       else this.pick(null);
     }
     if (focused) {
+      // The focus stays at its place, not with a card that moved away (the player moves it).
       const all = GROUPS.flatMap((g) => groups[g]);
-      const target = (focused.card && all.find((el) => el.dataset.card === focused.card))
-        || this.find(all, focused.pile);
-      if (target) this.focus(target);
+      const place = focused.pile?.startsWith("T") && focused.index !== undefined ? `${focused.pile}:${focused.index}` : focused.pile;
+      const target = this.find(all, place);
+      if (target) {
+        this.remember(target);
+        target.focus({ preventScroll: true });
+      }
     }
   }
 
@@ -111,11 +119,23 @@ export class BoardKeys {
     return this.board.root.querySelector('[data-nav-group="hand"][tabindex="0"]');
   }
 
+  /** Holds the cards `next` ({pile, index, count, card}) or, with null, none; the piles they
+   * may go to are marked, as while dragging. */
   pick(next) {
     for (const el of this.board.root.querySelectorAll(".picked")) el.classList.remove("picked");
+    for (const el of this.board.root.querySelectorAll(".drop-ok")) el.classList.remove("drop-ok");
     this.picked = next;
     this.board.root.classList.toggle("picking", Boolean(next));
-    if (next) for (const el of this.board.runElements(next.pile, next.index)) el.classList.add("picked");
+    if (!next) return;
+    for (const el of this.board.runElements(next.pile, next.index)) el.classList.add("picked");
+    for (const id of this.board.destinationsFor(next.pile, next.index)) this.board.pileElement(id)?.classList.add("drop-ok");
+  }
+
+  /** D: a draw (or the waste turned over), as a tap on the stock; a card held is put back. */
+  draw() {
+    if (!this.handlers.enabled()) return;
+    if (this.picked) this.pick(null);
+    this.handlers.tap("S", null);
   }
 
   onKey(e) {
@@ -133,6 +153,9 @@ export class BoardKeys {
     } else if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       if (!e.repeat) this.activate(el);
+    } else if (e.key === "d" || e.key === "D") {
+      e.preventDefault();
+      if (!e.repeat) this.draw();
     } else if (e.key === "Escape" && this.picked) {
       e.preventDefault();
       e.stopPropagation();
@@ -196,8 +219,8 @@ export class BoardKeys {
       return;
     }
     const count = this.board.runLength(pile, at);
-    this.pick({ pile, index: at, count });
     const card = this.board.runElements(pile, at)[0]?.dataset.card;
+    this.pick({ pile, index: at, count, card });
     const what = count > 1 ? fmt(gettext("%(card)s and the cards on it (%(cards)s)"), { card: cardName(card), cards: cardCount(count) }) : cardName(card);
     this.handlers.say(TEXT.picked(what));
   }

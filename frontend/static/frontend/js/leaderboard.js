@@ -2,6 +2,7 @@
 import { api } from "./api.js";
 import { dayPicture, difficultyBadge } from "./chart.js";
 import { LiveBoard, stamp } from "./live.js";
+import { replayOrOpens } from "./opens.js";
 import { fmt, formatDay, formatDuration, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-leaderboard]");
@@ -26,9 +27,10 @@ function seconds(row) {
 }
 
 // Today's attempts of others stay private until the day is over (their records answer 404):
-// only my own row links to a replay today.
-function canReplay(row) {
-  return !isLive || row.player === me;
+// only my own row links to a replay today; another's says when it opens.
+function replayCell(row) {
+  if (!isLive || row.player === me) return row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : "";
+  return replayOrOpens(day, row.game_id);
 }
 
 function rowElement(row) {
@@ -42,7 +44,7 @@ function rowElement(row) {
     h("td.num", { dataset: { col: "actions" }, "data-label": gettext("Actions") }, formatNumber(row.actions)),
     h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" }, "data-label": gettext("Time") }, formatDuration(seconds(row) * 1000)),
     h("td.num", { dataset: { col: "score" }, "data-label": gettext("Score") }, formatNumber(row.score)),
-    h("td", {}, canReplay(row) && row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
+    h("td", {}, replayCell(row)),
   );
   tr._row = row;
   return tr;

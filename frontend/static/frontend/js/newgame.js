@@ -1,67 +1,55 @@
-// The New game form (draw 1 "Easy" / draw 3 "Hard", random deal or by code), used in the
-// game page's dialog and on the home page.
+// The New game form, used in the game page's dialog and on the home page: a random deal (draw 1
+// "Easy" / draw 3 "Hard", the standard or the classic rules), or a deal by its code.
+//
+// A code is sent as it was given (only the blanks around a pasted code are dropped): the server
+// reads it with the engine's own parser, and its answer — the game, or a refusal in the page's
+// language — is all the form knows about codes. The code names its draw and rules, so the draw and
+// rules choices belong to random deals alone.
 import { api } from "./api.js";
-
-const CODE_RE = /^\s*CF\d+-D([13])-[A-Z]{7}\s*$/i;
 
 export function bindNewGameForm(form, { onCancel } = {}) {
   const codeInput = form.elements.code;
   const error = form.querySelector("[data-form-error]");
   const submit = form.querySelector('button[type="submit"]');
+  const byCode = () => form.elements.deal.value === "code";
 
+  // Focus stays where the player put it: choosing "By code" shows the field, and the next Tab
+  // reaches it.
   const syncMode = () => {
-    const byCode = form.elements.deal.value === "code";
-    form.classList.toggle("by-code", byCode);
-    codeInput.disabled = !byCode;
-    codeInput.required = byCode;
+    form.classList.toggle("by-code", byCode());
+    codeInput.disabled = !byCode();
+    codeInput.required = byCode();
+    error.textContent = "";
   };
-  for (const radio of form.querySelectorAll('input[name="deal"]')) radio.addEventListener("change", () => {
-    syncMode();
-    if (form.elements.deal.value === "code") codeInput.focus();
-  });
-  codeInput.addEventListener("input", () => {
-    // The code names its draw mode; show it.
-    const m = CODE_RE.exec(codeInput.value);
-    if (m) form.elements.draw.value = m[1];
-  });
-  codeInput.addEventListener("focus", () => {
-    if (form.elements.deal.value !== "code") {
-      form.elements.deal.value = "code";
-      syncMode();
-    }
-  });
-  for (const radio of form.querySelectorAll('input[name="draw"]')) radio.addEventListener("change", () => {
-    // CF1-D1-X and CF1-D3-X are the same layout with the other draw mode.
-    if (CODE_RE.test(codeInput.value)) {
-      codeInput.value = codeInput.value.trim().toUpperCase().replace(/-D[13]-/, `-D${form.elements.draw.value}-`);
-    }
-  });
+  for (const radio of form.querySelectorAll('input[name="deal"]')) radio.addEventListener("change", syncMode);
   form.querySelector("[data-cancel]")?.addEventListener("click", () => onCancel?.());
   syncMode();
 
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.textContent = "";
-    const body = { variant: form.elements.variant?.value || "app" };
-    if (form.elements.deal.value === "code") {
-      const code = codeInput.value.trim().toUpperCase();
+    let body;
+    if (byCode()) {
+      const code = codeInput.value.trim();
       if (!code) {
         error.textContent = interpolate(gettext("Enter a game code such as %(example)s."), { example: "CF1-D3-AAAAACL" }, true);
         codeInput.focus();
         return;
       }
-      body.code = code;
+      body = { code };
     } else {
-      body.draw = Number(form.elements.draw.value);
+      body = { draw: Number(form.elements.draw.value), variant: form.elements.variant?.value || "app" };
     }
     submit.disabled = true;
     try {
       const game = await api.post("/api/games/", body);
       location.assign(`/games/${game.id}/`);
     } catch (err) {
-      // (anyone may start a practice game: a visitor becomes a guest; a refusal says why)
+      // Whatever the refusal (invalid_code, unknown_deal, daily_not_public, throttled...), the
+      // server's words; anyone may start a practice game (a visitor becomes a guest).
       error.textContent = err.message;
       submit.disabled = false;
+      if (byCode()) codeInput.focus();
     }
   });
 }

@@ -1,16 +1,20 @@
 // A player's page: stats over their daily deals and their history, with replays.
 import { api } from "./api.js";
 import { daysChart } from "./chart.js";
+import { replayOrOpens } from "./opens.js";
 import { fmt, formatDay, formatDuration, formatNumber, formatPercent, h, resultLabel, showError } from "./ui.js";
 
 const root = document.querySelector("[data-profile]");
 const name = root.dataset.player;
 const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
 
-// Another player's attempt at today's deal is private until the day is over (UTC): no link.
-const today = new Date().toISOString().slice(0, 10);
+// Another player's attempt at today's deal is private until the day is over (UTC): no link yet,
+// but when it opens.
 const mine = (document.body.dataset.username || "").toLowerCase() === name.toLowerCase();
-const canReplay = (row) => Boolean(row.game_id) && (mine || row.date < today);
+function replayCell(row) {
+  if (mine) return row.game_id ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : "";
+  return replayOrOpens(row.date, row.game_id);
+}
 
 function stat(key, value) {
   const el = root.querySelector(`[data-stat="${key}"]`);
@@ -67,7 +71,7 @@ async function start() {
       h("td.num", { "data-label": gettext("Actions") }, formatNumber(row.actions)),
       h("td.num", { "data-label": gettext("Time") }, row.time_seconds === null ? "–" : formatDuration(row.time_seconds * 1000)),
       h("td.num", { "data-label": gettext("Score") }, formatNumber(row.score)),
-      h("td", {}, canReplay(row) ? h("a", { href: `/games/${row.game_id}/replay/` }, gettext("Replay")) : ""),
+      h("td", {}, replayCell(row)),
     ))),
   )));
   if (data.pages > 1) {

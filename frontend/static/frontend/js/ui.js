@@ -61,10 +61,11 @@ export function svgUse(id, className = "") {
 }
 
 /**
- * The page's one place for messages: one at a time, in a line of its own that never covers the
- * cards, read out by screen readers (a polite live region). A message said with `say` shows for
- * a while, then the standing one (set with `stand`: a notice that holds while it is true, such
- * as "no useful moves left") comes back.
+ * The page's one place for messages: one at a time, in a box of its own that never covers the
+ * cards (on the game page, of a fixed height: a message never moves nor resizes the board; see
+ * site.css), read out by screen readers (a polite live region). A message said with `say`
+ * shows for a while, then the standing one (set with `stand`: a notice that holds while it is
+ * true, such as "no useful moves left") comes back.
  */
 export class MessageArea {
   constructor(el) {
