@@ -125,7 +125,12 @@ def _wait_for_today(url: str, timeout: float = 300) -> None:
         time.sleep(0.25)
 
 
-@pytest.fixture(scope="session")
+# Playwright's synchronous API keeps its event loop running in the test process's main thread
+# for as long as it is started, and Django refuses database work in a thread with a running loop.
+# The suite runs in several processes (pytest-xdist, a file at a time), so a process may take a
+# file of another package after a browser file: the browser is started and stopped with this
+# package (a Chromium starts in about a second), the server (its own processes) lives all session.
+@pytest.fixture(scope="package")
 def playwright_session() -> Iterator[Playwright]:
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
@@ -133,7 +138,7 @@ def playwright_session() -> Iterator[Playwright]:
         yield playwright
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright_session: Playwright) -> Iterator[Browser]:
     browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield browser
