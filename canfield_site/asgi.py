@@ -21,7 +21,7 @@ from django.urls import re_path  # noqa: E402
 from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
 from canfield_site.socket_limits import SocketLimits, limit_daphne_connections  # noqa: E402
 from canfield_site.websocket import no_route  # noqa: E402
-from games import pool  # noqa: E402
+from games import pool, routing  # noqa: E402
 from leaderboard.live.broadcast import ServingLoop  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
@@ -31,14 +31,15 @@ if TYPE_CHECKING:
 # Any other websocket path: closed with 4404, not a crash of the router.
 websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
     *websocket_urlpatterns,
+    *routing.websocket_urlpatterns,
     re_path(r"", no_route),  # type: ignore[arg-type,list-item]
 ]
 
 # Request bodies over their limit: 413 before they are read, here and inside Daphne.
-# The only websocket, the live board, is anyone's: no session or user is read for it (the
-# session and auth middleware cost a database-thread hop per connection and a wrapper per frame,
-# at thousands of sockets a process). A websocket that needs the user wraps its own route in
-# channels.auth.AuthMiddlewareStack.
+# The live board is anyone's: no session or user is read for it (the session and auth
+# middleware cost a database-thread hop per connection and a wrapper per frame, at thousands of
+# sockets a process). A websocket that needs the user wraps its own route in
+# channels.auth.AuthMiddlewareStack: a game's socket (games.routing), on which its owner plays.
 # Every websocket, whatever its route, within SocketLimits: its messages' size and rate, its
 # network's sockets, its language; and, inside Daphne, its unread output and every request's
 # header and body deadlines (canfield_site.socket_limits).

@@ -1,4 +1,5 @@
-"""The games endpoints: thin views over ``games.services`` and ``games.payloads``.
+"""The games endpoints: thin views over ``games.services`` and ``games.payloads`` (a game's
+moves through ``games.api.moves``, which the game's websocket answers with too).
 
 Every refusal is raised by the services as ``GameError`` and answered by the site's exception
 handler (``canfield_site.api_errors``) as ``{"code", "message"}`` with the code's status.
@@ -28,9 +29,9 @@ from canfield_site.accounts.players import player
 from canfield_site.api_errors import ErrorSerializer
 from canfield_site.strict import read_query
 from games import payloads, records, services, worker
+from games.api import moves
 from games.api.serializers import (
     ActionRequest,
-    ActionSerializer,
     FinishedGameSerializer,
     FinishSerializer,
     GameListQuerySerializer,
@@ -182,10 +183,7 @@ class GameActionView(APIView):
         },
     )
     def post(self, request: Request, pk: int) -> Response:
-        body = ActionSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        result = services.play(pk, request.user, body.validated_data["ply"], body.to_play())
-        return Response(payloads.played_game_dict(result, utc_today()))
+        return Response(moves.play_action(pk, request.user, request.data))
 
 
 class GameFinishView(APIView):
@@ -222,10 +220,7 @@ class GameFinishView(APIView):
         },
     )
     def post(self, request: Request, pk: int) -> Response:
-        body = FinishSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        result = services.finish(pk, request.user, body.validated_data["ply"])
-        return Response({**payloads.game_dict(result.game, utc_today()), "applied": result.applied})
+        return Response(moves.finish_game(pk, request.user, request.data))
 
 
 class GameResignView(APIView):
@@ -236,8 +231,7 @@ class GameResignView(APIView):
         responses={200: GameSerializer, **_errors(401, 404, 409)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        game = services.resign(pk, request.user)
-        return Response(payloads.game_dict(game, utc_today()))
+        return Response(moves.resign_game(pk, request.user))
 
 
 class GameRecordView(APIView):

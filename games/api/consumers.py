@@ -1,0 +1,257 @@
+"""``/ws/games/<id>/``: a game's socket, on which its owner plays it — the same moves as the REST
+API's, answered alike (docs/api.md, "The game socket").
+
+A thin adapter, like the REST views: every move is read, played and answered by
+``games.api.moves`` (the API's serializers, then ``games.services``), so every rule of the REST
+path holds here with nothing repeated — idempotency by ply, one ranked attempt, the day's end,
+fair-play records, the leaderboard's updates, and the actions limit (``THROTTLE_ACTIONS``), which
+the socket's actions and Finish count against under the REST throttle's own key.
+
+**Who.** The socket's user is the session's (the route is wrapped in Channels'
+``AuthMiddlewareStack``; the Origin is checked for every socket, ``AllowedHostsOriginValidator``)
+or, without one, the user of an API token sent as the first message, ``{"type": "auth", "token":
+"<key>"}`` (``ExpiringTokenAuthentication``: the REST API's rule), within :data:`AUTH_SECONDS`.
+Then the game must be theirs. A socket that cannot be authenticated is told ``not_authenticated``
+and closed with 4401; a game that does not exist or is someone else's, ``not_found`` and 4404 —
+one answer for both, as REST's 404 (:data:`CLOSE_CODES`). Once admitted it is told ``{"type":
+"ready", "ref", "game": <the game's payload>}`` (``ref``: the auth message's).
+
+**Messages** (client to server, JSON text frames): ``{"type": "action", "ply", "action"}`` or
+``{"type": "action", "ply", "tap", "index", "double_click"}``, ``{"type": "finish", "ply"}``,
+``{"type": "resign"}``, each with an optional ``"ref"`` (a string of at most 64 characters, or an
+integer) that its answer echoes (not ``id``: an answer's body is the game's, whose ``id`` is the
+game's). Answers: ``{"type": "played", "ref", …the REST answer's body…}`` or ``{"type":
+"refused", "ref", "code", "message", …the REST error's extra fields…}``. A message that is not
+JSON is refused ``malformed``; one that is not an object, of no known type, or with a bad
+``ref``, ``invalid``: nothing changes, and the socket stays open.
+
+**Order and threads.** A socket's messages are answered one at a time, in the order they came
+(Channels' consumer awaits each); each one's database work, limit count and JSON run in one hop
+to the database thread (``database_sync_to_async``), none on the event loop.
+
+Like every websocket, it is within ``canfield_site.socket_limits`` (message size, rate, unread
+output, sockets per network), around every route in ``canfield_site/asgi.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth.models import User
+from django.utils.translation import gettext as _
+from rest_framework.exceptions import APIException, AuthenticationFailed
+
+from canfield_site.accounts.auth import ExpiringTokenAuthentication
+from canfield_site.api_errors import UNAVAILABLE, UNAVAILABLE_RETRY
+from canfield_site.parsers import MAX_DEPTH, depth
+from games import payloads, services
+from games.api import moves
+from games.clock import utc_today
+from games.errors import GameError
+
+log = logging.getLogger(__name__)
+
+#: The close code of each refusal that ends the socket.
+CLOSE_CODES = {"not_authenticated": 4401, "not_found": 4404}
+#: Seconds a socket without a session has to send its ``auth`` message.
+AUTH_SECONDS = 10.0
+#: The longest ``ref`` a client may give a message (a string), echoed in its answer.
+MAX_REF = 64
+#: The largest integer ``ref`` (JavaScript's safe integers).
+MAX_INT_REF = 2**53 - 1
+#: The socket uses no channel-layer channel: nothing is sent to it but its own answers.
+NO_LAYER = "none: a game's socket answers its own messages"
+
+Ref = str | int | None
+
+
+def _dumps(frame: Mapping[str, Any]) -> str:
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _frame(kind: str, ref: Ref, body: Mapping[str, Any]) -> str:
+    return _dumps({"type": kind, "ref": ref, **body})
+
+
+def _refusal(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {**extra, "code": code, "message": message}
+
+
+def _token_user(key: str) -> User:
+    """The user of API token ``key`` (the REST API's rule), or ``AuthenticationFailed``."""
+    user, _token = ExpiringTokenAuthentication().authenticate_credentials(key)
+    assert isinstance(user, User)
+    return user
+
+
+def _ready(game_id: int, user: User, ref: Ref) -> str:
+    """The ``ready`` frame of ``user``'s game (``GameError`` ``not_found`` if it is none)."""
+    game = services.get_game(game_id, user)
+    return _frame("ready", ref, {"game": payloads.game_dict(game, utc_today())})
+
+
+def _answer(kind: str, ref: Ref, play: Callable[[], Mapping[str, Any]]) -> str:
+    """The frame answering one move: ``played`` with what ``play`` returned, or ``refused`` with
+    the REST API's error body."""
+    try:
+        return _frame("played", ref, play())
+    except (GameError, APIException) as exc:
+        return _frame("refused", ref, moves.refusal(exc))
+    except UNAVAILABLE:
+        log.warning("game socket: the database is unavailable (%s)", kind, exc_info=True)
+        return _frame(
+            "refused",
+            ref,
+            _refusal(
+                "unavailable",
+                _("The service is briefly unavailable. Please try again in a few seconds."),
+                retry_after=UNAVAILABLE_RETRY,
+            ),
+        )
+
+
+def _play(game_id: int, user: User, kind: str, ref: Ref, body: dict[str, Any]) -> str:
+    """One move of ``user`` on ``game_id``, answered: what the REST view of ``kind`` does."""
+
+    def move() -> Mapping[str, Any]:
+        if kind == "resign":  # (its body is read by nothing, as REST's)
+            return moves.resign_game(game_id, user)
+        moves.count_action(user)  # (before the body is read, as the REST throttle counts)
+        if kind == "action":
+            return moves.play_action(game_id, user, body)
+        return moves.finish_game(game_id, user, body)
+
+    return _answer(kind, ref, move)
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    channel_layer_alias = NO_LAYER
+    game_id = 0
+    #: The socket's player, once admitted.
+    user: User | None = None
+    #: Whether the server has closed the socket (what the client still sends is not answered).
+    closing = False
+    _deadline: asyncio.TimerHandle | None = None
+    _timeout: asyncio.Task[None] | None = None
+
+    async def connect(self) -> None:
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        await self.accept()
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            await self.admit(user)
+            return
+        self._deadline = asyncio.get_running_loop().call_later(AUTH_SECONDS, self._time_out)
+
+    def _time_out(self) -> None:
+        self._timeout = asyncio.ensure_future(
+            self.refuse_and_close(
+                _refusal("not_authenticated", _("Authentication credentials were not provided."))
+            )
+        )
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels's dispatch without its ``close_old_connections`` before every message (a hop
+        to the database thread each): this consumer touches the database only through
+        ``database_sync_to_async``, which does it."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def disconnect(self, code: int) -> None:
+        self.disconnect_deadline()
+
+    async def admit(self, user: object, ref: Ref = None) -> None:
+        """Serve ``user`` if the game is theirs, else refuse (``not_found``) and close."""
+        assert isinstance(user, User)
+        try:
+            ready = await database_sync_to_async(_ready)(self.game_id, user, ref)
+        except GameError as exc:
+            await self.refuse_and_close(exc.to_dict(), ref)
+            return
+        self.user = user
+        await self.send(text_data=ready)
+
+    async def refuse_and_close(self, refusal: Mapping[str, Any], ref: Ref = None) -> None:
+        """Refuse with ``refusal`` (``not_authenticated``, ``not_found``) and close the socket
+        with its code."""
+        self.disconnect_deadline()
+        self.closing = True
+        await self.send(text_data=_frame("refused", ref, refusal))
+        await self.close(code=CLOSE_CODES[refusal["code"]])
+
+    def disconnect_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    async def refuse(self, ref: Ref, code: str, message: str, **extra: Any) -> None:
+        await self.send(text_data=_frame("refused", ref, _refusal(code, message, **extra)))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.closing:
+            return
+        if text_data is None:
+            await self.refuse(None, "malformed", _("Send JSON text frames, not binary ones."))
+            return
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self.refuse(None, "malformed", _("A message is a JSON object."))
+            return
+        if depth(message) > MAX_DEPTH:
+            await self.refuse(None, "malformed", _("A message is a JSON object."))
+            return
+        if not isinstance(message, dict):
+            await self.refuse(None, "invalid", _('A message is a JSON object with a "type".'))
+            return
+        ref = message.pop("ref", None)
+        if not (
+            ref is None
+            or (isinstance(ref, str) and len(ref) <= MAX_REF)
+            or (type(ref) is int and abs(ref) <= MAX_INT_REF)
+        ):
+            text = _("A ref is a string of at most %(count)d characters, or an integer.") % {
+                "count": MAX_REF
+            }
+            await self.refuse(None, "invalid", text, fields={"ref": [text]})
+            return
+        kind = message.pop("type", None)
+        if self.user is None:
+            await self.authenticate(kind, ref, message)
+            return
+        if kind not in {"action", "finish", "resign"}:
+            text = _("Unknown message type: use action, finish or resign.")
+            await self.refuse(ref, "invalid", text, fields={"type": [text]})
+            return
+        answer = await database_sync_to_async(_play)(self.game_id, self.user, kind, ref, message)
+        await self.send(text_data=answer)
+
+    async def authenticate(self, kind: Any, ref: Ref, message: dict[str, Any]) -> None:
+        """The first message of a socket without a session: ``{"type": "auth", "token"}``, which
+        decides (the deadline for it is over once it has come)."""
+        self.disconnect_deadline()
+        token = message.get("token")
+        if kind != "auth" or set(message) != {"token"} or not isinstance(token, str):
+            await self.refuse_and_close(
+                _refusal(
+                    "not_authenticated",
+                    _('Authenticate first: send {"type": "auth", "token": "<your API token>"}.'),
+                ),
+                ref,
+            )
+            return
+        try:
+            user = await database_sync_to_async(_token_user)(token)
+        except AuthenticationFailed as exc:
+            await self.refuse_and_close(moves.refusal(exc), ref)
+            return
+        await self.admit(user, ref)
