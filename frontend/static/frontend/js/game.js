@@ -1,8 +1,10 @@
-// The game page: draws the server's state and sends every tap, drop and undo to the REST API.
+// The game page: draws the server's state and sends every tap, drop and undo to the server — over
+// the game's websocket while it is open, else to the REST API (gamesocket.js).
 import { api, serverNow } from "./api.js";
 import { Board, moveToken, parseMoveToken } from "./board.js";
 import { cardName, isRed, rankOf, suitOf } from "./cards.js";
 import { DragController } from "./drag.js";
+import { GameSocket } from "./gamesocket.js";
 import { difficultyName } from "./chart.js";
 import { BoardKeys } from "./keys.js";
 import { bindNewGameForm } from "./newgame.js";
@@ -55,6 +57,9 @@ const TEXT = {
   changedElsewhere: gettext("The game was changed elsewhere: the board is up to date again."),
 };
 const RULES_SEEN_KEY = "canfield.rulesSeen";
+/** Refusals of a move that mean the game is not where the page thought (docs/api.md): the page
+ * shows it as it is. Codes, not statuses: a refusal on the game's socket has no HTTP status. */
+const MOVED_ON = new Set(["stale_ply", "game_over", "not_finishable", "attempt_exists"]);
 
 const root = document.querySelector("[data-game]");
 let gameId = root.dataset.gameId; // empty on the home page until its deal is played (created())
@@ -72,6 +77,7 @@ const resultButton = root.querySelector("[data-open-result]");
 resultButton.addEventListener("click", () => showResult(game));
 
 let game = null;
+let socket = null; // the game's socket, while it is in play here (gamesocket.js)
 let queue = Promise.resolve();
 let winShown = false;
 let hint = null; // {ply, action}: the hint shown for this position
@@ -111,6 +117,25 @@ async function created() {
 }
 
 /**
+ * The game's socket is open while the page shows the game in play — once it is a game: the home
+ * page's deal has no socket until its first action has made it one — and closed once it is over.
+ */
+function keepSocket() {
+  if (inPlay() && gameId) socket ??= new GameSocket(gameId);
+  else closeSocket();
+}
+
+function closeSocket() {
+  socket?.close();
+  socket = null;
+}
+
+/** POST /api/games/<id>/<path>/: over the game's socket when it is open, else over REST. */
+function post(path, body = {}) {
+  return socket ? socket.post(path, body) : api.post(`/api/games/${gameId}/${path}/`, body);
+}
+
+/**
  * Sends one action ({action} or {tap, index, double_click}) — or, with `path` "finish", asks the
  * server to play the rest of the game (Finish) —; requests run one after another, each naming the
  * ply it was made in. Resolves to true when the server applied something.
@@ -121,7 +146,7 @@ function send(body, renderOptions = {}, path = "actions") {
     try {
       await created();
       const before = game.state;
-      const next = await api.post(`/api/games/${gameId}/${path}/`, { ply: game.ply, ...body });
+      const next = await post(path, { ply: game.ply, ...body });
       const changed = next.applied !== null && next.applied !== undefined;
       show(next, changed ? renderOptions : { animate: false });
       if (changed) {
@@ -130,7 +155,7 @@ function send(body, renderOptions = {}, path = "actions") {
       }
       return changed;
     } catch (err) {
-      if (err.code === "stale_ply" || err.code === "game_over" || (err.status === 409 && err.code !== "game_too_long")) {
+      if (MOVED_ON.has(err.code)) {
         messages.say(TEXT.changedElsewhere, "info");
         await load().catch(() => {});
       } else {
@@ -340,6 +365,7 @@ document.addEventListener("keydown", (e) => {
 function show(next, renderOptions = {}) {
   const wasInPlay = inPlay();
   game = next;
+  keepSocket();
   $("[data-loading]")?.remove();
   drawHud(); // first: the board fits itself to the room the head-up display leaves
   board.render(game.state, renderOptions);
@@ -615,7 +641,7 @@ async function resign() {
   if (!window.confirm(question)) return;
   try {
     await created();
-    show(await api.post(`/api/games/${gameId}/resign/`), { animate: false });
+    show(await post("resign"), { animate: false });
   } catch (err) {
     messages.say(err.message, "error");
   }
@@ -645,6 +671,7 @@ load().catch((err) => {
 window.addEventListener("pageshow", (e) => {
   if (e.persisted) load().catch(() => {});
 });
+window.addEventListener("pagehide", closeSocket); // (load() opens it again if the page comes back)
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden && game) queue = queue.then(() => load().catch(() => {}));
 });

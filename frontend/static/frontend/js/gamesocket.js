@@ -1,0 +1,173 @@
+// A game's websocket (docs/api.md, "The game socket"): the page's moves go over one connection
+// it keeps open while the game is in play, instead of a request each, and over REST (api.js)
+// whenever the socket is not open and ready. Both answer with the same bodies, so the page
+// cannot tell which way a move went, only how soon it came back.
+//
+// A move in flight when the socket drops (its answer never read) is sent again over REST with
+// the same ply: the server answers a repeated action as it answered the first and applies it
+// once. Finish and Resign are not repeatable (a second one is refused game_over): one refused so
+// after a drop is answered with the game as it now stands. The socket is opened again after a
+// drop, with backoff and jitter, but not after 4401 or 4404: the page plays over REST.
+import { ApiError, api } from "./api.js";
+
+/** Close codes after which the socket is not opened again: not authenticated, not the player's
+ * game (docs/api.md). */
+const FINAL = new Set([4401, 4404]);
+/** A move unanswered for this long (milliseconds) means a connection that died without a close
+ * (a network that went away): the socket is dropped and the move sent over REST. */
+const ANSWER_MS = 15000;
+/** The close code the page gives a socket it drops (4000-4999: the application's own). */
+const DROPPED = 4000;
+/** The socket message of each REST endpoint of a game's moves. */
+const TYPES = { actions: "action", finish: "finish", resign: "resign" };
+
+/** A refusal on the socket: api.js's error with the REST body (code, message, extra fields) and
+ * no HTTP status: the page tests codes, which both ways share. */
+const refusal = (body) => new ApiError(null, body);
+
+export class GameSocket {
+  /** @param {string} gameId  the game the socket plays (the player's own, in progress) */
+  constructor(gameId) {
+    this.gameId = gameId;
+    this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${gameId}/`;
+    this.socket = null;
+    this.ready = false; // the server said "ready": moves may go over the socket
+    this.pending = new Map(); // ref -> a move sent, not answered yet: {path, body, resolve, reject, timer}
+    this.nextRef = 1;
+    this.attempt = 0;
+    this.retryTimer = null;
+    this.final = false; // refused for good (4401, 4404): REST only
+    this.closed = false;
+    this.listening = new AbortController();
+    const wake = () => this.reconnectSoon(0);
+    window.addEventListener("online", wake, { signal: this.listening.signal });
+    document.addEventListener("visibilitychange", () => { if (!document.hidden) wake(); }, { signal: this.listening.signal });
+    this.connect();
+  }
+
+  /**
+   * POST /api/games/<id>/<path>/ with `body` ("actions", "finish", "resign"): over the socket when
+   * it is ready, else over REST. Resolves with the REST answer's body; rejects with an ApiError
+   * (its `code`, `message` and `body` are REST's).
+   */
+  post(path, body = {}) {
+    if (!this.ready) return api.post(this.restUrl(path), body);
+    const ref = `m${this.nextRef++}`;
+    return new Promise((resolve, reject) => {
+      const move = { path, body, resolve, reject, timer: null };
+      this.pending.set(ref, move);
+      const socket = this.socket;
+      move.timer = setTimeout(() => this.drop(socket), ANSWER_MS);
+      socket.send(JSON.stringify({ ...body, type: TYPES[path], ref }));
+    });
+  }
+
+  /** The socket is not needed any more (the game is over, the page goes away). */
+  close() {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.listening.abort();
+    if (this.socket) this.drop(this.socket, 1000);
+  }
+
+  restUrl(path = "") {
+    return `/api/games/${this.gameId}/${path ? `${path}/` : ""}`;
+  }
+
+  connect() {
+    clearTimeout(this.retryTimer);
+    if (this.closed || this.final) return;
+    let socket;
+    try {
+      socket = new WebSocket(this.url);
+    } catch {
+      this.reconnectSoon();
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener("message", (e) => {
+      if (this.socket === socket) this.receive(e.data);
+    });
+    socket.addEventListener("close", (e) => {
+      if (FINAL.has(e.code)) this.final = true;
+      this.drop(socket);
+    });
+  }
+
+  receive(data) {
+    let msg;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (msg.type === "ready") {
+      this.ready = true;
+      this.attempt = 0;
+      return;
+    }
+    const move = this.pending.get(msg.ref);
+    if (!move) return; // (a refusal before a close: the close says it)
+    const { type, ref, ...body } = msg;
+    if (type === "refused" && body.code === "unavailable") {
+      // The database is away: REST waits for it (api.js), the move unplayed meanwhile.
+      this.settle(ref);
+      this.rest(move);
+    } else if (type === "played") {
+      this.settle(ref);
+      move.resolve(body);
+    } else if (type === "refused") {
+      this.settle(ref);
+      move.reject(refusal(body));
+    }
+  }
+
+  settle(ref) {
+    clearTimeout(this.pending.get(ref)?.timer);
+    this.pending.delete(ref);
+  }
+
+  /** Let `socket` go (closed, dead, or no longer wanted): the moves it did not answer go over
+   * REST, in the order they were sent; a socket is opened again unless the page is done with it
+   * or it was refused for good. */
+  drop(socket, code = DROPPED) {
+    if (this.socket !== socket) return;
+    this.socket = null;
+    this.ready = false;
+    if (socket.readyState <= WebSocket.OPEN) socket.close(code);
+    const lost = [...this.pending.keys()].map((ref) => {
+      const move = this.pending.get(ref);
+      this.settle(ref);
+      return move;
+    });
+    lost.reduce((before, move) => before.then(() => this.rest(move)), Promise.resolve());
+    this.reconnectSoon();
+  }
+
+  /** A move sent over REST, because the socket could not answer it. */
+  async rest({ path, body, resolve, reject }) {
+    try {
+      resolve(await api.post(this.restUrl(path), body));
+    } catch (err) {
+      if (err.code !== "game_over" || path === "actions") {
+        reject(err);
+        return;
+      }
+      // Finish or Resign, sent before and maybe played: the game as it stands is the answer.
+      try {
+        const game = await api.get(this.restUrl());
+        resolve(path === "finish" ? { ...game, applied: null } : game);
+      } catch {
+        reject(err);
+      }
+    }
+  }
+
+  reconnectSoon(delay) {
+    if (this.closed || this.final || this.socket) return;
+    clearTimeout(this.retryTimer);
+    const wait = delay ?? Math.min(30000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    this.attempt += 1;
+    this.retryTimer = setTimeout(() => this.connect(), wait);
+  }
+}
