@@ -73,11 +73,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     """On SQLite, test in a database file as the site runs, not in Django's shared-cache memory
     database: there a connection that meets another's lock fails at once ("database table is
     locked") instead of waiting, and a live-board test's broadcasts read the database from an
-    executor thread while the test's own thread uses it."""
+    executor thread while the test's own thread uses it. (Elsewhere pytest-django's own suffix
+    gives each test process a database of its own: test_test_gw0, test_test_gw1, ….)"""
     database = settings.DATABASES["default"]
     if database["ENGINE"] == "django.db.backends.sqlite3":
         path = tmp_path_factory.mktemp("sqlite") / "test.sqlite3"
