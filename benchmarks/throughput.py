@@ -1,21 +1,34 @@
 """Sustained action throughput of the deployed shape: two Daphne processes on PostgreSQL and Redis
-behind nginx (deploy/nginx.conf, as docker-compose runs them), N concurrent players for S seconds.
+behind nginx (deploy/nginx.conf, as docker-compose runs them), N concurrent players for S seconds,
+over REST and over the game's websocket.
 
 Starts the deployment on 127.0.0.1 (a scratch PostgreSQL database, created and dropped; a private
 redis-server unless --redis-url; the environment docker-compose gives the web processes:
 NUM_PROXIES=1, DB_SYNCHRONOUS_COMMIT=0), signs up the players, then runs them from client
-processes of their own (--client-processes, threads inside, one keep-alive connection each). Each
-player plays its ranked daily attempt, then practice games, one legal action at a time with its
-ply (a hurried player: scoring moves first), so the leaderboard's Redis ranking and live
-broadcasts run too. The same run's baseline is GET /api/health/ through the same nginx, at the
-same concurrency, for --baseline-seconds.
+processes of their own (--client-processes, threads inside). Each player plays its ranked daily
+attempt, then practice games, one legal action at a time with its ply (a hurried player: scoring
+moves first), so the leaderboard's Redis ranking and live broadcasts run too. By --transport:
+
+- ``rest``: POST /api/games/<id>/actions/, one keep-alive connection each;
+- ``socket``: the game's socket, /ws/games/<id>/ (docs/api.md, "The game socket"; a synchronous
+  ``websockets`` client), one socket per game, authenticated by the token's first message, each
+  ``action`` message timed until its answer; games are started over REST, as the page does;
+- ``both`` (the default): the two, one after the other, each with players of its own (each
+  plays its own daily attempt).
+
+Each transport's players are signed up for it. The same run's baseline is GET /api/health/
+through the same nginx, at the same concurrency, for --baseline-seconds. As the action limit is
+off (THROTTLE_ACTIONS=off: a guard per player, not a capacity), so is a socket's message rate
+(SOCKET_MESSAGES_PER_SECOND: a guard per client, which a hurried player passes at once).
 
     .venv/bin/python benchmarks/throughput.py [--players 32] [--seconds 60]
+        [--transport rest|socket|both] [--baseline-seconds 10]
         [--postgres-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url URL]
         [--write-docs]    # also replace the "Throughput" section of docs/performance.md
 
-Prints requests/s, p50/p99, errors, and the aims (>= 300 actions/s sustained, p99 <= 150 ms,
-0 errors) marked met or not. Loopback only, bounded by --seconds.
+Prints requests/s, p50/p99, errors for each transport, their ratios to the health baseline, and
+the aims marked met or not: over the socket >= 1.0 x health and p99 <= 150 ms; over REST >= 0.5 x
+health; >= 300 actions/s sustained and 0 errors each. Loopback only, bounded by --seconds.
 """
 
 from __future__ import annotations
@@ -45,9 +58,23 @@ from common import (
     postgres_database,
     write_section,
 )
+from websockets.exceptions import WebSocketException
+from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
 
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 AIM_RATE, AIM_P99 = 300, 150.0
+#: The aims of each transport's actions/s ÷ health requests/s, in the same run.
+AIM_RATIO = {"rest": 0.5, "socket": 1.0}
+TRANSPORTS = ("rest", "socket")
+#: An answer: 200, another HTTP status, 599 for a lost connection, or a socket's refusal code.
+Outcome = int | str
+#: A row's name in the report.
+NAMES = {
+    "health": "GET health (baseline)",
+    "rest": "POST actions (REST)",
+    "socket": "actions over /ws/games/ (socket)",
+}
 
 
 class Client:
@@ -81,7 +108,7 @@ def sign_up(port: int, name: str) -> str:
     return str(body["token"])
 
 
-def play(port: int, token: str, deadline: float, out: list[tuple[float, int]]) -> None:
+def play(port: int, token: str, deadline: float, out: list[tuple[float, Outcome]]) -> None:
     """Play until ``deadline``: the daily attempt, then practice games; every action's latency
     and status appended to ``out``."""
     client = Client(port, token)
@@ -104,7 +131,74 @@ def play(port: int, token: str, deadline: float, out: list[tuple[float, int]]) -
             _, game = client.request("GET", f"/api/games/{game['id']}/")
 
 
-def health(port: int, token: str, deadline: float, out: list[tuple[float, int]]) -> None:
+class GameSocket:
+    """A game's open socket (/ws/games/<id>/): messages sent with a ``ref`` each, answered in
+    turn."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
+        self.ref = 0
+
+    def admit(self, token: str) -> dict[str, Any]:
+        """Authenticate with the token's first message: the game its ``ready`` frame gives."""
+        ready = self.ask({"type": "auth", "token": token})
+        if ready["type"] != "ready":
+            raise ConnectionError(f"the game's socket refused: {ready}")
+        game: dict[str, Any] = ready["game"]
+        return game
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send ``message`` with a new ``ref``; its answer."""
+        self.ref += 1
+        self.conn.send(json.dumps({**message, "ref": self.ref}))
+        frame: dict[str, Any] = json.loads(self.conn.recv(timeout=30))
+        if frame.get("ref") != self.ref:
+            raise ConnectionError(f"an answer to another message: {frame}")
+        return frame
+
+
+def play_socket(port: int, token: str, deadline: float, out: list[tuple[float, Outcome]]) -> None:
+    """As :func:`play`, over each game's socket (the game started, and read again after a
+    refusal, over REST); a refusal is counted by its code, a lost socket as 599."""
+    client = Client(port, token)
+    status, game = client.request("POST", "/api/daily/")
+    if status != 201:
+        status, game = client.request("POST", "/api/games/", {})
+    while time.monotonic() < deadline:
+        try:
+            with connect(
+                f"ws://127.0.0.1:{port}/ws/games/{game['id']}/",
+                origin=Origin(f"http://127.0.0.1:{port}"),
+                compression=None,
+                proxy=None,
+                open_timeout=30,
+                close_timeout=5,
+                ping_interval=None,
+            ) as conn:
+                socket = GameSocket(conn)
+                game = socket.admit(token)
+                while time.monotonic() < deadline:
+                    action = player_action(game)
+                    if action is None:
+                        break
+                    t0 = time.perf_counter()
+                    frame = socket.ask({"type": "action", "ply": game["ply"], "action": action})
+                    played = frame["type"] == "played"
+                    out.append((time.perf_counter() - t0, 200 if played else frame["code"]))
+                    if played:
+                        game = frame
+                    else:  # read the game again and go on
+                        _, game = client.request("GET", f"/api/games/{game['id']}/")
+        except (OSError, WebSocketException):  # (ConnectionError too)
+            out.append((0.0, 599))
+            time.sleep(0.1)
+            _, game = client.request("GET", f"/api/games/{game['id']}/")
+            continue
+        if player_action(game) is None and time.monotonic() < deadline:
+            status, game = client.request("POST", "/api/games/", {})
+
+
+def health(port: int, token: str, deadline: float, out: list[tuple[float, Outcome]]) -> None:
     client = Client(port)
     while time.monotonic() < deadline:
         t0 = time.perf_counter()
@@ -119,8 +213,8 @@ def client_process(
     while time.monotonic() < start:
         time.sleep(0.001)
     deadline = start + seconds
-    results: list[list[tuple[float, int]]] = [[] for _ in tokens]
-    target = play if kind == "action" else health
+    results: list[list[tuple[float, Outcome]]] = [[] for _ in tokens]
+    target = {"rest": play, "socket": play_socket, "health": health}[kind]
     threads = [
         threading.Thread(target=target, args=(port, token, deadline, results[i]))
         for i, token in enumerate(tokens)
@@ -146,7 +240,7 @@ def measure(
     ]
     for proc in procs:
         proc.start()
-    items: list[tuple[float, int]] = []
+    items: list[tuple[float, Outcome]] = []
     for _ in procs:
         items += queue.get(timeout=seconds + 120)
     for proc in procs:
@@ -162,7 +256,7 @@ def measure(
         "requests": len(items),
         "ok": len(ok),
         "errors": errors,
-        "statuses": sorted({status for _, status in items if status != 200}),
+        "statuses": sorted({status for _, status in items if status != 200}, key=str),
         "rate": len(ok) / seconds,
         "p50": pct(50),
         "p99": pct(99),
@@ -175,29 +269,36 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
-        name = "POST actions" if row["kind"] == "action" else "GET health (baseline)"
-        seconds = args.seconds if row["kind"] == "action" else args.baseline_seconds
+        seconds = args.baseline_seconds if row["kind"] == "health" else args.seconds
         lines.append(
-            f"| {name} | {args.players} | {seconds:g} | {row['requests']:,} | {row['errors']} "
-            f"| {row['rate']:.0f} | {row['p50']:.1f} | {row['p99']:.1f} |"
+            f"| {NAMES[row['kind']]} | {args.players} | {seconds:g} | {row['requests']:,} "
+            f"| {row['errors']} | {row['rate']:.0f} | {row['p50']:.1f} | {row['p99']:.1f} |"
         )
-    action = rows[-1]
     base = rows[0]
-    met = {
-        f"≥ {AIM_RATE} actions/s sustained": action["rate"] >= AIM_RATE,
-        f"p99 ≤ {AIM_P99:g} ms": action["p99"] <= AIM_P99,
-        "0 errors": action["errors"] == 0,
-    }
     lines.append("")
-    lines.append(
-        f"- actions/s ÷ health req/s (same run, same concurrency) = "
-        f"{action['rate'] / base['rate']:.2f}; action p50 ÷ health p50 = "
-        f"{action['p50'] / base['p50']:.1f}"
-    )
-    for aim, ok in met.items():
-        lines.append(f"- aim {aim}: {'met' if ok else 'not met'}")
-    if action["statuses"]:
-        lines.append(f"- error statuses: {action['statuses']}")
+    for row in rows[1:]:
+        kind = row["kind"]
+        ratio = row["rate"] / base["rate"]
+        lines.append(
+            f"- {kind}: actions/s ÷ health req/s (same run, same concurrency) = {ratio:.2f}; "
+            f"action p50 ÷ health p50 = {row['p50'] / base['p50']:.1f}"
+        )
+        met = {
+            f"≥ {AIM_RATIO[kind]:.1f} × health": ratio >= AIM_RATIO[kind],
+            f"p99 ≤ {AIM_P99:g} ms at {args.players} players": row["p99"] <= AIM_P99,
+            f"≥ {AIM_RATE} actions/s sustained": row["rate"] >= AIM_RATE,
+            "0 errors": row["errors"] == 0,
+        }
+        for aim, ok in met.items():
+            lines.append(f"- aim, {kind}: {aim}: {'met' if ok else 'not met'}")
+        if row["statuses"]:
+            lines.append(f"- {kind}: error statuses: {row['statuses']}")
+    if len(rows) == 3:
+        rest, socket = rows[1], rows[2]
+        lines.append(
+            f"- socket ÷ REST: actions/s × {socket['rate'] / rest['rate']:.2f}, "
+            f"p50 × {socket['p50'] / rest['p50']:.2f}, p99 × {socket['p99'] / rest['p99']:.2f}"
+        )
     return "\n".join(lines)
 
 
@@ -207,6 +308,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--baseline-seconds", type=float, default=10)
     parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--transport", choices=["rest", "socket", "both"], default="both")
     parser.add_argument("--postgres-url", default=POSTGRES_URL, help="a server to create it on")
     parser.add_argument("--redis-url", default="", help="default: a private redis-server")
     parser.add_argument("--direct", action="store_true", help="no nginx: the first process")
@@ -226,19 +328,38 @@ def main() -> int:
                 args.redis_url or redis.url,
                 NUM_PROXIES="1",
                 DB_SYNCHRONOUS_COMMIT="0",
+                SOCKET_MESSAGES_PER_SECOND="10000",
+                SOCKET_MESSAGE_BURST="10000",
             )
             migrate(env)
             deal_days(env)  # (today dealt, as the worker tier deals it)
             with Deployment(env, work / "site", proxy=not args.direct) as site:
                 port = int(site.url.rsplit(":", 1)[1])
                 run = secrets.token_hex(3)
-                tokens = [sign_up(port, f"tp{run}n{i}") for i in range(args.players)]
-                print(f"  {len(tokens)} players signed up; baseline ...", file=sys.stderr)
-                base = measure("health", port, tokens, args.baseline_seconds, args.client_processes)
-                print(f"  actions for {args.seconds:g} s ...", file=sys.stderr)
-                action = measure("action", port, tokens, args.seconds, args.client_processes)
+                transports = TRANSPORTS if args.transport == "both" else (args.transport,)
+                players = {  # (each transport's own players: each plays its daily attempt)
+                    kind: [sign_up(port, f"tp{run}{kind[0]}{i}") for i in range(args.players)]
+                    for kind in transports
+                }
+                print(
+                    f"  {args.players} players a transport signed up; baseline ...", file=sys.stderr
+                )
+                rows = [
+                    measure(
+                        "health",
+                        port,
+                        players[transports[0]],
+                        args.baseline_seconds,
+                        args.client_processes,
+                    )
+                ]
+                for kind in transports:
+                    print(f"  {kind} actions for {args.seconds:g} s ...", file=sys.stderr)
+                    rows.append(
+                        measure(kind, port, players[kind], args.seconds, args.client_processes)
+                    )
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    text = report([base, action], args)
+    text = report(rows, args)
     print(text)
     print(f"(load average after the run: {load})")
     if args.write_docs:
@@ -249,9 +370,15 @@ def main() -> int:
             f"Command: `{command.strip()}` ({host}; after the run {load}).\n\n"
             "Two Daphne processes behind nginx (`deploy/nginx.conf`), PostgreSQL and Redis, as "
             "docker-compose deploys them, all on this machine with the clients (separate "
-            f"processes). {args.players} players each play their daily attempt, then practice "
-            "games, one legal action at a time with its ply; the baseline is the trivial "
-            "endpoint through the same nginx at the same concurrency.\n\n"
+            f"processes). {args.players} players each play their daily attempt (then practice "
+            "games, should it end), one legal action at a time with its ply: over REST (POST "
+            "/api/games/<id>/actions/, a keep-alive connection each), and, with players of their "
+            "own, over the game's socket (/ws/games/<id>/, a socket per game, each action "
+            "timed from its message to its answer); the baseline is the trivial endpoint "
+            "through the same nginx at the same concurrency. The action limit is off "
+            "(THROTTLE_ACTIONS), and so is a socket's message rate "
+            "(SOCKET_MESSAGES_PER_SECOND): guards per player, which a hurried player passes at "
+            "once.\n\n"
             f"{text}\n",
         )
     return 0

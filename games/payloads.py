@@ -204,7 +204,12 @@ def game_dict(
 
 
 def played_game_dict(result: services.PlayResult, today: dt.date) -> PlayedGameDict:
-    return {**game_dict(result.game, today), "applied": result.applied}
+    """The game's payload after an action, with ``applied``; its verdict looked up with the
+    action's engine (not restored again)."""
+    game = result.game
+    engines = None if result.engine is None else {game.pk: result.engine}
+    verdicts = services.kept_verdicts([game], engines)
+    return {**game_dict(game, today, verdicts), "applied": result.applied}
 
 
 #: The player a solver's line is recorded as (no account name has parentheses).

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias, TypedDict
 
 from django.conf import settings
@@ -62,11 +62,15 @@ Tap: TypeAlias = Mapping[str, Any]
 class PlayResult:
     """What :func:`play` did: ``applied`` is the logged token, or ``None`` for a tap that did
     nothing; ``replayed`` is true when the request repeated the last applied action and was
-    answered again without applying it twice."""
+    answered again without applying it twice. ``engine`` is the engine at the game's position
+    once played (``None`` for a replayed request), for the answer's lookups
+    (:func:`kept_verdicts`): restoring it again from the state just stored would cost as much
+    as the action's own restore."""
 
     game: Game
     applied: str | None
     replayed: bool = False
+    engine: Canfield | None = field(default=None, compare=False, repr=False)
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -438,9 +442,9 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
     engine = engine_of(game)
     resolved = _resolve(engine, action)
     if resolved is None:
-        return PlayResult(game, None)
+        return PlayResult(game, None, engine=engine)
     _apply(game, engine, [resolved])
-    return PlayResult(game, resolved.token())
+    return PlayResult(game, resolved.token(), engine=engine)
 
 
 def _check_turn(game: Game, ply: int) -> None:
@@ -654,15 +658,21 @@ def verdict(game_id: int, user: Viewer, before_search: Callable[[], None] | None
     return _consult(_hintable(game_id, user), before_search)
 
 
-def kept_verdicts(games: Iterable[Game]) -> dict[int, Hint]:
+def kept_verdicts(
+    games: Iterable[Game], engines: Mapping[int, Canfield] | None = None
+) -> dict[int, Hint]:
     """The kept answers for the positions of ``games`` as they stand, by game id, in one query:
     for each practice game in progress whose position a search has answered (with its way back,
-    for a lost one), never a search. A daily attempt is never looked up."""
+    for a lost one), never a search. A daily attempt is never looked up. ``engines``: the
+    engines of some of the games at their positions, by game id, when the caller has them (an
+    action's: :class:`PlayResult`); the others are restored from their stored states."""
     wanted: dict[tuple[int, str], tuple[Game, Canfield]] = {}
     for game in games:
         if game.is_daily or not game.is_in_progress:
             continue
-        engine = engine_of(game)
+        engine = engines.get(game.pk) if engines else None
+        if engine is None:
+            engine = engine_of(game)
         wanted[(game.pk, engine.position_digest())] = (game, engine)
     if not wanted:
         return {}
