@@ -13,7 +13,9 @@ limits open, boards from the database), so no request may wait long for it:
 :func:`pool_options` gives these to redis-py pools (the cache's, in its ``OPTIONS``, and
 :func:`client`'s, which the live ranking, the health check and the rate limits use). The channel
 layer's asyncio pool uses :class:`BoundedAsyncConnection` (``leaderboard.layers``): the same
-timeouts, except that a blocking pop waits its own timeout plus the read timeout.
+timeouts, except that a blocking pop waits its own timeout plus the read timeout. A read that
+times out there is not proof that Redis is away (the loop that reads may be the slow one):
+:func:`answers` asks Redis itself, within a wait of the caller's.
 """
 
 from __future__ import annotations
@@ -153,6 +155,23 @@ def state() -> str:
         log.warning("health: Redis does not answer (%s)", exc)
         return "down"
     return "up"
+
+
+def answers(url: str, within: float) -> bool:
+    """Whether the Redis at ``url`` answers a PING within ``within`` seconds (twice that at most,
+    connecting included), on a connection of its own: not a pool's, whose connections a busy
+    caller may be reading late, nor the breaker's, which this answer neither reads nor trips.
+    Blocking: the live board's hub asks it off its event loop before it takes a failed read of
+    the channel layer for Redis away (``leaderboard.live.fanout``)."""
+    connection = redis.Redis.from_url(
+        url, socket_connect_timeout=within, socket_timeout=within, retry=Retry(NoBackoff(), 0)
+    )
+    try:
+        return bool(connection.ping())
+    except (*FAILURES, redis.RedisError):
+        return False
+    finally:
+        connection.close()
 
 
 class BoundedAsyncConnection(AsyncConnection):

@@ -419,14 +419,20 @@ if REDIS_URL:
             # channels_redis's layer with a pool that waits for a free connection rather than
             # failing when a crowd connects at once (leaderboard/layers.py).
             "BACKEND": "leaderboard.layers.RedisChannelLayer",
-            # The same bounds; a blocking pop (how channels_redis waits for a message, up to
-            # its 5 s) waits that long plus REDIS_TIMEOUT (redis_bounds.BoundedAsyncConnection).
+            # Bounded waits, wider than REDIS_TIMEOUT's: the layer's replies are read by the event
+            # loop that serves the process's sockets, which a crowd keeps busy — a reply sent in
+            # time is read late, and a bound of 0.25 s took a busy moment for Redis away (2,000
+            # watchers closed with 4503, docs/reliability.md). No request waits on the layer (it
+            # serves the hub and the broadcasts), and a failed wait is taken for Redis away only
+            # if Redis does not answer a PING either (leaderboard.live.fanout). A blocking pop
+            # (how channels_redis waits for a message, up to its 5 s) waits that long plus the
+            # read bound (redis_bounds.BoundedAsyncConnection).
             "CONFIG": {
                 "hosts": [
                     {
                         "address": REDIS_URL,
-                        "socket_timeout": REDIS_TIMEOUT,
-                        "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+                        "socket_timeout": 2.0,
+                        "socket_connect_timeout": 2.0,
                     }
                 ],
                 "prefix": "canfield",

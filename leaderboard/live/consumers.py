@@ -29,7 +29,9 @@ that has not begun yet (``not_found``).
 
 When the channel layer (Redis) cannot be reached — to join the day's group, or while waiting
 for its messages — the socket gets an error frame ``unavailable`` and is closed with
-:data:`CLOSE_UNAVAILABLE` (4503): the page then polls the REST board and reconnects later.
+:data:`CLOSE_UNAVAILABLE` (4503, reason ``unavailable``): the page then polls the REST board and
+reconnects later. A command of the layer that fails while Redis answers (a read made late by a
+busy process) is tried again, not taken for Redis away (``leaderboard.live.fanout``).
 
 Like every websocket of the site, the board's sockets are served within the site's limits
 (``canfield_site.socket_limits``, around every websocket route): a message over the size limit
@@ -97,6 +99,7 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
     pending: list[tuple[int, str]] | None = None
 
     accepted = False
+    paused = False
 
     async def __call__(
         self, scope: Any, receive: ASGIReceiveCallable, send: ASGISendCallable
@@ -112,12 +115,16 @@ class DailyBoardConsumer(AsyncWebsocketConsumer):
             await self.disconnect(1006)
 
     async def pause(self) -> None:
-        """Tell the client that live updates stopped, and close with CLOSE_UNAVAILABLE."""
+        """Tell the client that live updates stopped, and close with CLOSE_UNAVAILABLE (once:
+        its hub and the consumer itself may both find the layer away)."""
+        if self.paused:
+            return
+        self.paused = True
         try:
             if not self.accepted:
                 await self.accept()
             await self.error("unavailable", _("Live updates are paused; poll the board for now."))
-            await self.close(code=CLOSE_UNAVAILABLE)
+            await self.close(code=CLOSE_UNAVAILABLE, reason="unavailable")
         except Exception:  # the client is gone already
             log.debug("live board: the paused socket was already closed", exc_info=True)
 

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import threading
 from typing import Any, cast
 
 from django.core.cache import cache
 
+from canfield_site.redis_bounds import FAILURES
 from leaderboard import redis_client
 from leaderboard.live.frames import SnapshotFrame, snapshot_frame
 from leaderboard.models import DailyDeal
+
+log = logging.getLogger(__name__)
 
 #: How long a day's latest snapshot is kept after it was stored, in seconds.
 FRAME_TIMEOUT = 2 * 24 * 3600
@@ -95,10 +99,16 @@ def replace(frame: SnapshotFrame) -> None:
 
 def latest(day: dt.date, now: dt.datetime | None = None) -> SnapshotFrame:
     """The day's latest snapshot, as every watcher that connects now receives it: the one the
-    last broadcast stored, or — none stored, or one numbered beyond the day's ``seq``, which is
-    not this database's (the cache outlived it) — one built now for the current ``seq``."""
+    last broadcast stored, or — none stored, one numbered beyond the day's ``seq``, which is
+    not this database's (the cache outlived it), or none read because Redis did not answer in
+    time — one built now for the current ``seq`` (read from SQL if Redis is away: a watcher
+    is never refused for a slow read of its snapshot)."""
     seq = current_seq(day)
-    frame = stored(day)
+    try:
+        frame = stored(day)
+    except FAILURES as exc:
+        log.warning("leaderboard: the stored snapshot of %s was not read (%s): built now", day, exc)
+        frame = None
     if frame is not None and frame["seq"] <= seq:
         return frame
     return snapshot_frame(day, seq, now)
