@@ -297,17 +297,26 @@ def profile(client: Any, players: Players, count: int) -> pstats.Stats:
     return pstats.Stats(profiler)
 
 
-def stage_table(stats: pstats.Stats, mean_us: float, count: int) -> list[str]:
-    """The stages' cumulative time, as a share of the whole request's and in µs (that share of
-    ``mean_us``, the request's mean without the profiler), and their calls per action."""
+def stage_times(
+    stats: pstats.Stats, stages: list[tuple[str, str, str]]
+) -> dict[tuple[str, str], tuple[float, int]]:
+    """Of each stage (the file's path ends with, the function, a label), its cumulative time in
+    the profile and its number of calls, by (path's end, function)."""
     table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     found: dict[tuple[str, str], tuple[float, int]] = {}
     for (filename, _line, name), (_cc, nc, _tt, ct, _callers) in table.items():
-        for suffix, function, _label in STAGES:
+        for suffix, function, _label in stages:
             key = (suffix, function)
             # (of two functions of the same name in one file, the one that took longer)
             if name == function and filename.endswith(suffix) and ct > found.get(key, (0, 0))[0]:
                 found[key] = (ct, nc)
+    return found
+
+
+def stage_table(stats: pstats.Stats, mean_us: float, count: int) -> list[str]:
+    """The stages' cumulative time, as a share of the whole request's and in µs (that share of
+    ``mean_us``, the request's mean without the profiler), and their calls per action."""
+    found = stage_times(stats, STAGES)
     whole = found.get(STAGES[0][:2], (0.0, 0))[0]
     if not whole:
         return ["(no request profiled)"]

@@ -32,6 +32,7 @@ import secrets
 import time
 from typing import Any
 
+from action_profile import stage_times
 from common import deal_days, django_env, machine, player_action, postgres_database
 
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -104,13 +105,7 @@ class Players:
 
 
 def stage_table(stats: pstats.Stats, mean_us: float, count: int) -> list[str]:
-    table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
-    found: dict[tuple[str, str], tuple[float, int]] = {}
-    for (filename, _line, name), (_cc, nc, _tt, ct, _callers) in table.items():
-        for suffix, function, _label in STAGES:
-            key = (suffix, function)
-            if name == function and filename.endswith(suffix) and ct > found.get(key, (0, 0))[0]:
-                found[key] = (ct, nc)
+    found = stage_times(stats, STAGES)
     whole = found.get(STAGES[0][:2], (0.0, 0))[0]
     lines = ["| stage | calls a message | share | µs a message |", "|---|---:|---:|---:|"]
     for suffix, function, label in STAGES:
