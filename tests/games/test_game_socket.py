@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import http.cookies
 import json
+import random
 import secrets
 import urllib.request
 from collections.abc import Callable, Coroutine, Iterator
@@ -28,9 +29,11 @@ from canfield_site.accounts.auth import lifetime
 from canfield_site.asgi import application
 from games import services
 from games.api import consumers
+from games.engine import DealCode
 from games.models import Game, LoggedAction
 from tests.conftest import token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE, expected_game, winning_line
+from tests.games.test_hidden_cards import assert_hides, random_request
 from tests.site.sockets import RawWebsocket
 from tests.support import Daphne, django_env, get_json, migrate, post_json
 
@@ -242,6 +245,47 @@ async def test_it_plays_the_worked_example_as_the_rest_api_does_every_answer_ali
     tokens = [token for _, token in socket_log]
     expected = await sync_to_async(lambda: expected_game(socket_game, tokens))()
     assert answer_body(frames[-3]) == {**expected, "applied": tokens[ply:]}
+    await client.disconnect()
+
+
+@pytest.mark.parametrize("seed", range(10))
+@run
+async def test_no_frame_shows_a_hidden_card(owner, settings, seed):
+    """As REST's answers (tests/games/test_hidden_cards.py): random games played over the socket,
+    random taps and random legal actions, and every frame — the ready one, each answer, each
+    refusal — searched for every card hidden at that moment."""
+    settings.SOCKET_MESSAGES_PER_SECOND = 1000.0
+    rng = random.Random(seed)
+    code = str(DealCode(rng.randrange(26**7), rng.choice([1, 3]), rng.choice(["app", "classic"])))
+    game = await sync_to_async(services.new_game)(owner, code=code)
+    client = await open_socket(game.pk)
+    await client.send_json_to({"type": "auth", "token": await sync_to_async(token_of)(owner)})
+    text = await client.receive_from(timeout=5)
+    tokens: list[str] = []
+    assert_hides(text, code, tokens)
+    state = json.loads(text)["game"]["state"]
+
+    for n in range(60):
+        body = random_request(rng, state)
+        await client.send_json_to({"type": "action", "ply": len(tokens), "ref": n, **body})
+        text = await client.receive_from(timeout=10)
+        frame = json.loads(text)
+        assert (frame["type"], frame["ref"]) == ("played", n), frame
+        if frame["applied"]:
+            tokens.append(frame["applied"])
+        assert frame["full_state"] is None
+        assert_hides(text, code, tokens)
+        state = frame["state"]
+    # A refusal names no card either; Finish is refused unless nothing is hidden any more.
+    await client.send_json_to({"type": "action", "ply": len(tokens) + 5, "action": "D"})
+    text = await client.receive_from(timeout=10)
+    assert json.loads(text)["code"] == "stale_ply"
+    assert_hides(text, code, tokens)
+    await client.send_json_to({"type": "finish", "ply": len(tokens)})
+    text = await client.receive_from(timeout=10)
+    if json.loads(text)["type"] == "refused":
+        assert json.loads(text)["code"] == "not_finishable"
+        assert_hides(text, code, tokens)
     await client.disconnect()
 
 
