@@ -474,6 +474,10 @@ SOCKET_MESSAGES_PER_SECOND = env_float(
 SOCKET_MESSAGE_BURST = env_int("SOCKET_MESSAGE_BURST", 20, minimum=1)
 SOCKET_MAX_PENDING = env_int("SOCKET_MAX_PENDING", 256 * 1024, minimum=64 * 1024)
 SOCKET_MAX_PER_NETWORK = env_int("SOCKET_MAX_PER_NETWORK", 50, minimum=1)
+# A game's socket plays its messages in a pool of GAME_SOCKET_THREADS threads per web process
+# (games.api.consumers), so that one socket's wait on the database overlaps another's; one
+# message of a socket at a time, in order.
+GAME_SOCKET_THREADS = env_int("GAME_SOCKET_THREADS", 4, minimum=1)
 # Daphne's connections (canfield_site.socket_limits): a request's line and headers must arrive
 # within HTTP_HEADER_TIMEOUT seconds of the connection opening or its previous response ending,
 # and its body within HTTP_BODY_TIMEOUT seconds of its headers; else 408 and the connection is

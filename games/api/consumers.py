@@ -27,7 +27,13 @@ JSON is refused ``malformed``; one that is not an object, of no known type, or w
 
 **Order and threads.** A socket's messages are answered one at a time, in the order they came
 (Channels' consumer awaits each); each one's database work, limit count and JSON run in one hop
-to the database thread (``database_sync_to_async``), none on the event loop.
+to a thread, none on the event loop: a thread of the process's pool for game sockets
+(``GAME_SOCKET_THREADS``, :func:`in_thread`), not the one thread Channels gives every consumer's
+database work in a process (``database_sync_to_async``'s default), so that one player's wait on
+the database overlaps another's, as Django's HTTP requests, each in a thread of its own, do.
+Each hop opens its connection and gives it back (``database_sync_to_async``'s own
+``close_old_connections`` around it, a connection of the PostgreSQL pool): nothing of the
+database is kept in a thread between two messages.
 
 Like every websocket, it is within ``canfield_site.socket_limits`` (message size, rate, unread
 output, sockets per network), around every route in ``canfield_site/asgi.py``.
@@ -38,12 +44,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import APIException, AuthenticationFailed
@@ -70,6 +79,22 @@ MAX_INT_REF = 2**53 - 1
 NO_LAYER = "none: a game's socket answers its own messages"
 
 Ref = str | int | None
+
+_threads: ThreadPoolExecutor | None = None
+_threads_lock = threading.Lock()
+
+
+def in_thread(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` made awaitable in the process's pool of game-socket threads (made at the first
+    message: importing the application starts no thread), with ``database_sync_to_async``'s
+    connection handling around each call."""
+    global _threads
+    with _threads_lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(
+                max_workers=settings.GAME_SOCKET_THREADS, thread_name_prefix="game-socket"
+            )
+    return database_sync_to_async(func, thread_sensitive=False, executor=_threads)
 
 
 def _dumps(frame: Mapping[str, Any]) -> str:
@@ -160,7 +185,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels's dispatch without its ``close_old_connections`` before every message (a hop
         to the database thread each): this consumer touches the database only through
-        ``database_sync_to_async``, which does it."""
+        :func:`in_thread`, which does it."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -173,7 +198,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Serve ``user`` if the game is theirs, else refuse (``not_found``) and close."""
         assert isinstance(user, User)
         try:
-            ready = await database_sync_to_async(_ready)(self.game_id, user, ref)
+            ready = await in_thread(_ready)(self.game_id, user, ref)
         except GameError as exc:
             await self.refuse_and_close(exc.to_dict(), ref)
             return
@@ -232,7 +257,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             text = _("Unknown message type: use action, finish or resign.")
             await self.refuse(ref, "invalid", text, fields={"type": [text]})
             return
-        answer = await database_sync_to_async(_play)(self.game_id, self.user, kind, ref, message)
+        answer = await in_thread(_play)(self.game_id, self.user, kind, ref, message)
         await self.send(text_data=answer)
 
     async def authenticate(self, kind: Any, ref: Ref, message: dict[str, Any]) -> None:
@@ -250,7 +275,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
             return
         try:
-            user = await database_sync_to_async(_token_user)(token)
+            user = await in_thread(_token_user)(token)
         except AuthenticationFailed as exc:
             await self.refuse_and_close(moves.refusal(exc), ref)
             return

@@ -14,6 +14,7 @@ import http.cookies
 import json
 import random
 import secrets
+import threading
 import urllib.request
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
@@ -287,6 +288,41 @@ async def test_no_frame_shows_a_hidden_card(owner, settings, seed):
         assert json.loads(text)["code"] == "not_finishable"
         assert_hides(text, code, tokens)
     await client.disconnect()
+
+
+@run
+async def test_two_players_messages_are_played_at_once_in_the_game_sockets_threads(
+    owner, other, monkeypatch
+):
+    """One player's message waiting on the database does not hold another's: the two are played
+    at the same time, in two threads of the game sockets' pool — each waits for the other at a
+    barrier, which one thread for both could never pass."""
+    barrier = threading.Barrier(2, timeout=20)
+    threads: list[str] = []
+    play = consumers._play
+
+    def meeting(*args: Any) -> str:
+        threads.append(threading.current_thread().name)
+        barrier.wait()
+        return play(*args)
+
+    monkeypatch.setattr(consumers, "_play", meeting)
+    clients = []
+    for user in (owner, other):
+        game = await sync_to_async(services.new_game)(user, code=CODE)
+        client, ready = await authenticated(game.pk, await sync_to_async(token_of)(user))
+        assert ready["type"] == "ready"
+        clients.append(client)
+
+    for client in clients:
+        await client.send_json_to({"type": "action", "ply": 0, "action": "R-T2", "ref": 1})
+    frames = [await client.receive_json_from(timeout=30) for client in clients]
+
+    assert [(frame["type"], frame["applied"]) for frame in frames] == [("played", "R-T2")] * 2
+    assert len(set(threads)) == 2
+    assert all(name.startswith("game-socket") for name in threads), threads
+    for client in clients:
+        await client.disconnect()
 
 
 @run
