@@ -262,3 +262,48 @@ def test_a_guest_plays_over_the_socket(browser: Browser, daphne_server: str) -> 
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_socket_opened_again_brings_the_moves_made_elsewhere_meanwhile(new_player: Any) -> None:
+    """While the page's socket was down, the game moved on in another tab: the socket that opens
+    again says so ("ready" with the game), and the page shows the game as it stands, with no move
+    of its own and no reload."""
+    alice = new_player()
+    page = alice.page
+    sockets: list[tuple[WebSocketRoute, WebSocketRoute]] = []
+    readies: list[dict[str, Any]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        sockets.append((ws, server))
+
+        def from_server(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if frame["type"] == "ready":
+                readies.append(frame)
+            ws.send(message)
+
+        ws.on_message(lambda message: server.send(message))
+        server.on_message(from_server)
+
+    page.route_web_socket(GAME_SOCKET, route)
+    page.goto(alice.url("/"))
+    game_id = start_by_code(page, WORKED_EXAMPLE)
+    until(page, lambda: len(readies) == 1, "the socket is ready")
+    assert readies[0]["game"]["ply"] == 0
+    assert read_board(page)["columns"][1] == ["KH"]
+
+    # Another tab plays the reserve's queen onto the king; then this page's socket drops.
+    alice.api("POST", f"/api/games/{game_id}/actions/", {"ply": 0, "action": "R-T2"})
+    first, server = sockets[0]
+    server.close()
+    first.close(code=1011, reason="gone")
+
+    until(page, lambda: len(readies) == 2, "a new socket is ready")
+    assert readies[1]["game"]["ply"] == 1
+    expect(page.locator("[data-message-text]")).to_contain_text("changed elsewhere")
+    assert read_board(page)["columns"][1] == ["KH", "QC"]
+    tap(page, card(page, "R"))  # and the page plays on from there, over the new socket
+    wait_actions(page, 2)
+    assert alice.api("GET", f"/api/games/{game_id}/")["ply"] == 2
+    assert alice.errors == []

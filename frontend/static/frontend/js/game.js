@@ -121,8 +121,23 @@ async function created() {
  * page's deal has no socket until its first action has made it one — and closed once it is over.
  */
 function keepSocket() {
-  if (inPlay() && gameId) socket ??= new GameSocket(gameId);
+  if (inPlay() && gameId) socket ??= new GameSocket(gameId, { onReady: caughtUp });
   else closeSocket();
+}
+
+/**
+ * The game as the server has it when a socket is admitted — after a drop, maybe moved on
+ * elsewhere meanwhile (another tab, another device): once the page's own moves in flight are
+ * answered, a game ahead of the page's, or ended, is shown as it stands.
+ */
+function caughtUp(fresh) {
+  queue = queue.then(async () => {
+    if (!game || String(fresh.id) !== String(gameId)) return;
+    if (fresh.ply > game.ply || fresh.status !== game.status) {
+      await load().catch(() => {});
+      messages.say(TEXT.changedElsewhere, "info");
+    }
+  });
 }
 
 function closeSocket() {

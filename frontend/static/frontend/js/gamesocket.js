@@ -26,9 +26,14 @@ const TYPES = { actions: "action", finish: "finish", resign: "resign" };
 const refusal = (body) => new ApiError(null, body);
 
 export class GameSocket {
-  /** @param {string} gameId  the game the socket plays (the player's own, in progress) */
-  constructor(gameId) {
+  /**
+   * @param {string} gameId  the game the socket plays (the player's own, in progress)
+   * @param {{onReady?: (game: object) => void}} options  `onReady`: the game as the server has it
+   *   each time a socket is admitted ("ready"), the first and every one after a drop
+   */
+  constructor(gameId, { onReady = () => {} } = {}) {
     this.gameId = gameId;
+    this.onReady = onReady;
     this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${gameId}/`;
     this.socket = null;
     this.ready = false; // the server said "ready": moves may go over the socket
@@ -104,6 +109,7 @@ export class GameSocket {
     if (msg.type === "ready") {
       this.ready = true;
       this.attempt = 0;
+      this.onReady(msg.game);
       return;
     }
     const move = this.pending.get(msg.ref);
