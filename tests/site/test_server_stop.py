@@ -122,7 +122,22 @@ def test_a_daphne_stops_within_5_s_of_sigterm_with_a_socket_open_and_a_search_in
     assert len(answers) == 1 and answers[0][0] == 503, answers  # answered, not cut off
     assert answers[0][1]["code"] == "busy"
     assert still_alive(workers, within=5) == set()
-    assert "Traceback" not in log.read_text()
+    assert failures(log.read_text()) == []
+
+
+#: Django's own race as a server stops (django.core.handlers.asgi, ``handle``): the request's
+#: disconnect and its response can finish together, and then the disconnect listener's
+#: ``RequestAborted`` is never retrieved; asyncio logs it as the task is collected. Nothing of the
+#: site's: the request was answered (503 ``busy``, asserted above).
+DJANGO_ABORT = (
+    "in listen_for_disconnect\n    raise RequestAborted()\ndjango.core.exceptions.RequestAborted"
+)
+
+
+def failures(log: str) -> list[str]:
+    """The tracebacks of a server's log, but Django's race at a stop (:data:`DJANGO_ABORT`)."""
+    blocks = log.split("Traceback (most recent call last):")[1:]
+    return [block for block in blocks if DJANGO_ABORT not in block]
 
 
 def test_a_daphne_killed_with_kill_9_leaves_no_solver_worker_behind(env, tmp_path):
