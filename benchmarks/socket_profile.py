@@ -41,10 +41,12 @@ STAGES: list[tuple[str, str, str]] = [
     ("games/api/consumers.py", "_play", "the message, played and answered"),
     ("games/api/moves.py", "count_action", "  the actions limit (counted in Redis)"),
     ("rest_framework/serializers.py", "is_valid", "  the body's serializer"),
-    ("games/services.py", "play", "  `services.play`: lock, engine, log, write, commit"),
-    ("games/services.py", "_locked", "    the game's row (`SELECT … FOR UPDATE`)"),
+    ("games/services.py", "play", "  `services.play`: engine, the write"),
+    ("games/services.py", "_owned", "    the game's row read (none: the socket's copy)"),
+    ("games/services.py", "_locked", "    the game's row locked (none: no other writer)"),
     ("games/services.py", "engine_of", "    the engine restored from its stored state"),
-    ("games/services.py", "_apply", "    apply, log (`INSERT`), the row written (`UPDATE`)"),
+    ("games/services.py", "_apply", "    apply, and the one statement that writes"),
+    ("games/services.py", "_store", "      the write (`WITH … UPDATE … INSERT`)"),
     ("leaderboard/receivers.py", "standing_changed", "    on commit: the standing, Redis"),
     ("games/payloads.py", "played_game_dict", "  the answer's payload"),
     ("games/api/consumers.py", "_frame", "  the answer's JSON"),
@@ -71,31 +73,31 @@ class Players:
         from django.contrib.auth.models import User
 
         from games import payloads
+        from games import services as games
         from games.clock import utc_today
         from leaderboard import services
 
-        self.players: list[tuple[Any, dict[str, Any]]] = []
+        self.players: list[tuple[Any, dict[str, Any], Any]] = []
         for _ in range(count):
             user = User.objects.create_user(f"sock{secrets.token_hex(3)}", password=None)
             game = services.start_attempt(user)
-            self.players.append((user, dict(payloads.game_dict(game, utc_today()))))
+            known = games.Known(game)  # (the socket's copy of the row: its ready frame's)
+            self.players.append((user, dict(payloads.game_dict(game, utc_today())), known))
         self.turn = 0
 
     def play(self, count: int) -> None:
-        from django.db import close_old_connections
-
         from games.api import consumers
 
         played = 0
         while played < count:
             self.turn += 1
-            user, game = self.players[self.turn % len(self.players)]
+            user, game, known = self.players[self.turn % len(self.players)]
             action = player_action(game)
             if action is None:
                 raise SystemExit("a daily attempt ended: more --players, fewer --actions")
             body = {"ply": game["ply"], "action": action}
-            frame = json.loads(consumers._play(game["id"], user, "action", self.turn, body))
-            close_old_connections()  # (as database_sync_to_async does after each call)
+            # (On the thread's kept connection, as the socket's threads play: on_kept_connection.)
+            frame = json.loads(consumers._play(game["id"], user, "action", self.turn, body, known))
             if frame.pop("type") != "played":
                 raise SystemExit(f"an action was refused: {frame}")
             frame.pop("ref")

@@ -50,6 +50,7 @@ from typing import Any
 from common import (
     Deployment,
     RedisServer,
+    Worker,
     deal_days,
     django_env,
     machine,
@@ -75,6 +76,49 @@ NAMES = {
     "rest": "POST actions (REST)",
     "socket": "actions over /ws/games/ (socket)",
 }
+
+
+#: What the machine's CPU time is counted under, by process: the web processes (Daphne), the
+#: worker tier, the database, Redis, nginx; the client processes count their own (``os.times``).
+PARTS = ("daphne", "worker", "postgres", "redis", "nginx")
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def part_of(pid: str) -> str | None:
+    try:
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    if b"daphne" in cmdline:
+        return "daphne"
+    if b"manage.py\x00worker" in cmdline:
+        return "worker"
+    if comm == "postgres":
+        return "postgres"
+    if comm.startswith("redis-server"):
+        return "redis"
+    if comm == "nginx":
+        return "nginx"
+    return None
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) so far of every running process, summed by part, and the
+    machine's (``total``: every CPU's busy time)."""
+    seconds = dict.fromkeys(PARTS, 0.0)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or (part := part_of(pid)) is None:
+            continue
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        seconds[part] += (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+    busy = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    idle = int(busy[3]) + int(busy[4])  # idle, iowait
+    seconds["total"] = (sum(int(x) for x in busy[:8]) - idle) / TICK
+    return seconds
 
 
 class Client:
@@ -223,7 +267,8 @@ def client_process(
         thread.start()
     for thread in threads:
         thread.join()
-    queue.put([item for result in results for item in result])
+    times = os.times()
+    queue.put(([item for result in results for item in result], times.user + times.system))
 
 
 def measure(
@@ -240,11 +285,21 @@ def measure(
     ]
     for proc in procs:
         proc.start()
+    while time.monotonic() < start:
+        time.sleep(0.001)
+    before = cpu_seconds()
     items: list[tuple[float, Outcome]] = []
+    clients = 0.0
     for _ in procs:
-        items += queue.get(timeout=seconds + 120)
+        got, cpu = queue.get(timeout=seconds + 120)
+        if not items:
+            after = cpu_seconds()  # (the first process's end: all were stopping)
+        items += got
+        clients += cpu
     for proc in procs:
         proc.join(timeout=30)
+    cpu = {part: after[part] - before[part] for part in before}
+    cpu["clients"] = clients
     ok = sorted(t for t, status in items if status == 200)
     errors = len(items) - len(ok)
 
@@ -258,6 +313,7 @@ def measure(
         "errors": errors,
         "statuses": sorted({status for _, status in items if status != 200}, key=str),
         "rate": len(ok) / seconds,
+        "cpu": cpu,
         "p50": pct(50),
         "p99": pct(99),
     }
@@ -274,6 +330,20 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"| {NAMES[row['kind']]} | {args.players} | {seconds:g} | {row['requests']:,} "
             f"| {row['errors']} | {row['rate']:.0f} | {row['p50']:.1f} | {row['p99']:.1f} |"
         )
+    lines += [
+        "",
+        "CPU time per answered request, by process (ms; user + system, from /proc), and the "
+        "share of the two CPUs' time the run had:",
+        "",
+        "| endpoint | Daphne | worker | PostgreSQL | Redis | nginx | clients | machine | busy |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        seconds = args.baseline_seconds if row["kind"] == "health" else args.seconds
+        cpu, n = row["cpu"], max(row["ok"], 1)
+        cells = " | ".join(f"{cpu[part] / n * 1000:.2f}" for part in (*PARTS, "clients", "total"))
+        busy = cpu["total"] / (seconds * (os.cpu_count() or 1))
+        lines.append(f"| {NAMES[row['kind']]} | {cells} | {busy:.0%} |")
     base = rows[0]
     lines.append("")
     for row in rows[1:]:
@@ -333,7 +403,10 @@ def main() -> int:
             )
             migrate(env)
             deal_days(env)  # (today dealt, as the worker tier deals it)
-            with Deployment(env, work / "site", proxy=not args.direct) as site:
+            with (
+                Deployment(env, work / "site", proxy=not args.direct) as site,
+                Worker(env, work / "worker.log"),  # (as deployed: it builds the day's sets)
+            ):
                 port = int(site.url.rsplit(":", 1)[1])
                 run = secrets.token_hex(3)
                 transports = TRANSPORTS if args.transport == "both" else (args.transport,)

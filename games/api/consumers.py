@@ -31,9 +31,9 @@ to a thread, none on the event loop: a thread of the process's pool for game soc
 (``GAME_SOCKET_THREADS``, :func:`in_thread`), not the one thread Channels gives every consumer's
 database work in a process (``database_sync_to_async``'s default), so that one player's wait on
 the database overlaps another's, as Django's HTTP requests, each in a thread of its own, do.
-Each hop opens its connection and gives it back (``database_sync_to_async``'s own
-``close_old_connections`` around it, a connection of the PostgreSQL pool): nothing of the
-database is kept in a thread between two messages.
+Each of those few threads keeps its database connection between messages
+(:func:`on_kept_connection`): a message borrows none from the PostgreSQL pool, so it costs no
+lending and no check of a connection; one that saw an error or lay unused is given back.
 
 Like every websocket, it is within ``canfield_site.socket_limits`` (message size, rate, unread
 output, sockets per network), around every route in ``canfield_site/asgi.py``.
@@ -42,18 +42,21 @@ output, sockets per network), around every route in ``canfield_site/asgi.py``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import close_old_connections, connections
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import APIException, AuthenticationFailed
 
@@ -86,15 +89,67 @@ _threads_lock = threading.Lock()
 
 def in_thread(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` made awaitable in the process's pool of game-socket threads (made at the first
-    message: importing the application starts no thread), with ``database_sync_to_async``'s
-    connection handling around each call."""
+    message: importing the application starts no thread), on the thread's kept database
+    connection (:func:`on_kept_connection`)."""
     global _threads
     with _threads_lock:
         if _threads is None:
             _threads = ThreadPoolExecutor(
                 max_workers=settings.GAME_SOCKET_THREADS, thread_name_prefix="game-socket"
             )
-    return database_sync_to_async(func, thread_sensitive=False, executor=_threads)
+    return sync_to_async(on_kept_connection(func), thread_sensitive=False, executor=_threads)
+
+
+def stop_threads(timeout: float = 10.0) -> None:
+    """End the process's pool of game-socket threads, each giving back its kept connection (a
+    process that stops serving, or a test run before its database is dropped); the next
+    message makes a new pool."""
+    global _threads
+    with _threads_lock:
+        threads, _threads = _threads, None
+    if threads is None:
+        return
+    count = settings.GAME_SOCKET_THREADS
+    barrier = threading.Barrier(count, timeout=timeout)  # (one task for each thread)
+
+    def give_back() -> None:
+        barrier.wait()
+        connections.close_all()
+
+    for done in [threads.submit(give_back) for _thread in range(count)]:
+        done.result(timeout=timeout)
+    threads.shutdown()
+
+
+#: Seconds a game-socket thread's connection may stay unused before it is given back to the
+#: process's pool (which checks a connection as it lends it again).
+KEEP_IDLE_SECONDS = 20.0
+_kept = threading.local()
+
+
+def on_kept_connection(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` run on the calling thread's database connection, kept between calls: each of the
+    few game-socket threads keeps the connection it was lent (PostgreSQL's pool: at most
+    ``GAME_SOCKET_THREADS`` of its ``DB_POOL_MAX``), so that a message costs no lending and no
+    check of a connection (a round trip to the database each), where an HTTP request, in a
+    thread of its own, borrows one and gives it back. A connection that saw an error, or that
+    stayed unused ``KEEP_IDLE_SECONDS``, is given back before it is used again (the next one
+    lent is checked); none is kept inside a transaction."""
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        now = time.monotonic()
+        if now - getattr(_kept, "used", now) > KEEP_IDLE_SECONDS:
+            close_old_connections()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _kept.used = time.monotonic()
+            for connection in connections.all(initialized_only=True):
+                if connection.errors_occurred or connection.in_atomic_block:
+                    connection.close()
+
+    return call
 
 
 def _dumps(frame: Mapping[str, Any]) -> str:
@@ -116,9 +171,11 @@ def _token_user(key: str) -> User:
     return user
 
 
-def _ready(game_id: int, user: User, ref: Ref) -> str:
-    """The ``ready`` frame of ``user``'s game (``GameError`` ``not_found`` if it is none)."""
+def _ready(game_id: int, user: User, ref: Ref, known: services.Known) -> str:
+    """The ``ready`` frame of ``user``'s game (``GameError`` ``not_found`` if it is none), whose
+    row ``known`` then holds."""
     game = services.get_game(game_id, user)
+    known.game = game
     return _frame("ready", ref, {"game": payloads.game_dict(game, utc_today())})
 
 
@@ -142,15 +199,21 @@ def _answer(kind: str, ref: Ref, play: Callable[[], Mapping[str, Any]]) -> str:
         )
 
 
-def _play(game_id: int, user: User, kind: str, ref: Ref, body: dict[str, Any]) -> str:
-    """One move of ``user`` on ``game_id``, answered: what the REST view of ``kind`` does."""
+def _play(
+    game_id: int, user: User, kind: str, ref: Ref, body: dict[str, Any], known: services.Known
+) -> str:
+    """One move of ``user`` on ``game_id``, answered: what the REST view of ``kind`` does.
+    ``known``: the socket's copy of the game's row, which an action in its position is played
+    on without reading the row again (``services.play``); resigning and Finish read it."""
 
     def move() -> Mapping[str, Any]:
         if kind == "resign":  # (its body is read by nothing, as REST's)
+            known.game = None
             return moves.resign_game(game_id, user)
         moves.count_action(user)  # (before the body is read, as the REST throttle counts)
         if kind == "action":
-            return moves.play_action(game_id, user, body)
+            return moves.play_action(game_id, user, body, known)
+        known.game = None
         return moves.finish_game(game_id, user, body)
 
     return _answer(kind, ref, move)
@@ -161,6 +224,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     game_id = 0
     #: The socket's player, once admitted.
     user: User | None = None
+    #: The game's row as the socket's last move left it (``services.Known``).
+    known: services.Known
     #: Whether the server has closed the socket (what the client still sends is not answered).
     closing = False
     _deadline: asyncio.TimerHandle | None = None
@@ -168,6 +233,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.known = services.Known()
         await self.accept()
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
@@ -198,7 +264,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Serve ``user`` if the game is theirs, else refuse (``not_found``) and close."""
         assert isinstance(user, User)
         try:
-            ready = await in_thread(_ready)(self.game_id, user, ref)
+            ready = await in_thread(_ready)(self.game_id, user, ref, self.known)
         except GameError as exc:
             await self.refuse_and_close(exc.to_dict(), ref)
             return
@@ -257,7 +323,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             text = _("Unknown message type: use action, finish or resign.")
             await self.refuse(ref, "invalid", text, fields={"type": [text]})
             return
-        answer = await in_thread(_play)(self.game_id, self.user, kind, ref, message)
+        answer = await in_thread(_play)(self.game_id, self.user, kind, ref, message, self.known)
         await self.send(text_data=answer)
 
     async def authenticate(self, kind: Any, ref: Ref, message: dict[str, Any]) -> None:

@@ -30,12 +30,16 @@ from games.payloads import GameDict, PlayedGameDict
 ACTIONS_SCOPE = "actions"
 
 
-def play_action(game_id: int, user: services.Viewer, body: Any) -> PlayedGameDict:
+def play_action(
+    game_id: int, user: services.Viewer, body: Any, known: services.Known | None = None
+) -> PlayedGameDict:
     """``POST /api/games/<id>/actions/``'s body (``{"ply", "action"}`` or ``{"ply", "tap",
-    "index", "double_click"}``) played by ``user``: the game's payload with ``applied``."""
+    "index", "double_click"}``) played by ``user``: the game's payload with ``applied``.
+    ``known``: the client's kept copy of the game (``services.Known``; the socket's)."""
     request = ActionSerializer(data=body)
     request.is_valid(raise_exception=True)
-    result = services.play(game_id, user, request.validated_data["ply"], request.to_play())
+    data = request.validated_data
+    result = services.play(game_id, user, data["ply"], request.to_play(), known)
     return payloads.played_game_dict(result, utc_today())
 
 

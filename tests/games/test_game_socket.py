@@ -8,6 +8,7 @@ ones run a Daphne and talk to it over real sockets.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import functools
 import http.cookies
@@ -44,7 +45,15 @@ PASSWORD = "felt-green-canfield-42"
 
 @pytest.fixture(autouse=True)
 def _committed(transactional_db: None) -> None:
-    """The consumer's database work runs through ``database_sync_to_async``: committed data."""
+    """The consumer's database work runs in threads of its own: committed data."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _threads_stopped() -> Iterator[None]:
+    """The game sockets' threads give back their kept connections once the module is done,
+    before its test database is dropped."""
+    yield
+    consumers.stop_threads()
 
 
 def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -323,6 +332,63 @@ async def test_two_players_messages_are_played_at_once_in_the_game_sockets_threa
     assert all(name.startswith("game-socket") for name in threads), threads
     for client in clients:
         await client.disconnect()
+
+
+def in_transaction() -> bool:
+    """Whether the calling thread's connection is inside a transaction (after a query)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return connection.in_atomic_block
+
+
+def failing_query() -> None:
+    from django.db import DatabaseError, connection
+
+    with pytest.raises(DatabaseError), connection.cursor() as cursor:
+        cursor.execute("SELECT * FROM no_such_table_here")
+
+
+@run
+async def test_a_game_socket_thread_keeps_its_connection_until_an_error_or_a_rest(
+    settings, monkeypatch
+):
+    """A message borrows no connection: its thread keeps the one it was given (on PostgreSQL,
+    lent by the pool and checked), and gives it back after an error or after lying unused, so
+    that the next message is given one again. Counted by Django's ``connection_created``, sent
+    each time a thread is given a connection."""
+    from django.db import connection
+    from django.db.backends.signals import connection_created
+
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():  # type: ignore[attr-defined]
+        pytest.skip("Django never closes an in-memory SQLite database's connection")
+    given: list[str] = []
+
+    def on_given(sender: Any, connection: Any, **kwargs: Any) -> None:
+        given.append(threading.current_thread().name)
+
+    connection_created.connect(on_given, dispatch_uid="test-kept-connection")
+    consumers.stop_threads()
+    settings.GAME_SOCKET_THREADS = 1  # (every call in the one thread)
+    try:
+        assert await consumers.in_thread(in_transaction)() is False
+        assert await consumers.in_thread(in_transaction)() is False
+        assert len(given) == 1  # the first call was given one; the second kept it
+        assert given[0].startswith("game-socket")
+
+        await consumers.in_thread(failing_query)()
+        await consumers.in_thread(in_transaction)()
+        await consumers.in_thread(in_transaction)()
+        assert len(given) == 2  # given back after the error; the next call was given one
+
+        monkeypatch.setattr(consumers, "KEEP_IDLE_SECONDS", 0.0)
+        await asyncio.sleep(0.01)
+        await consumers.in_thread(in_transaction)()
+        assert len(given) == 3  # given back after lying unused
+    finally:
+        connection_created.disconnect(dispatch_uid="test-kept-connection")
+        consumers.stop_threads()
 
 
 @run
