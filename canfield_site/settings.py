@@ -476,8 +476,15 @@ SOCKET_MAX_PENDING = env_int("SOCKET_MAX_PENDING", 256 * 1024, minimum=64 * 1024
 SOCKET_MAX_PER_NETWORK = env_int("SOCKET_MAX_PER_NETWORK", 50, minimum=1)
 # A game's socket plays its messages in a pool of GAME_SOCKET_THREADS threads per web process
 # (games.api.consumers), so that one socket's wait on the database overlaps another's; one
-# message of a socket at a time, in order.
+# message of a socket at a time, in order. Each thread keeps the connection it was lent, so on
+# PostgreSQL they must leave the pool (DB_POOL_MAX) some for the HTTP requests.
 GAME_SOCKET_THREADS = env_int("GAME_SOCKET_THREADS", 4, minimum=1)
+_pool = DATABASES["default"].get("OPTIONS", {}).get("pool")
+if _pool and _pool["max_size"] <= GAME_SOCKET_THREADS:
+    raise ImproperlyConfigured(
+        f"GAME_SOCKET_THREADS ({GAME_SOCKET_THREADS}) must be below DB_POOL_MAX "
+        f"({_pool['max_size']}): each game-socket thread keeps a connection of the pool."
+    )
 # Daphne's connections (canfield_site.socket_limits): a request's line and headers must arrive
 # within HTTP_HEADER_TIMEOUT seconds of the connection opening or its previous response ending,
 # and its body within HTTP_BODY_TIMEOUT seconds of its headers; else 408 and the connection is

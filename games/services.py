@@ -409,9 +409,15 @@ def _stale(game: Game, ply: int) -> GameError:
 class Known:
     """A client's copy of its game's row, kept between its actions (the game's socket keeps one:
     ``games.api.consumers``), so that an action it makes in the position it last saw needs no
-    read of the row. Only :func:`play` sets it, to the game as the last action left it."""
+    read of the row, nor a restore of the engine. Only :func:`play` sets it, to the game as the
+    last action left it, and the engine at that position."""
 
     game: Game | None = None
+    engine: Canfield | None = None
+
+    def forget(self) -> None:
+        """Hold nothing (the game is changed otherwise: resigned, finished)."""
+        self.game = self.engine = None
 
 
 def play(
@@ -441,10 +447,10 @@ def play(
     if isinstance(action, str):
         _parse(action)  # malformed input is refused whatever the game and position
     today = utc_today()
-    kept = _take(known, game_id, ply, today)
+    kept, engine = _take(known, game_id, ply, today)
     if kept is not None:
         try:
-            return _remember(known, _play(kept, ply, action))
+            return _remember(known, _play(kept, ply, action, engine))
         except (GameError, _Moved):
             pass  # (answered from the row as it is)
     game = _owned(game_id, user)
@@ -460,20 +466,25 @@ def play(
     raise _game_over(game)  # closed just now: the closing is committed, the action refused
 
 
-def _take(known: Known | None, game_id: int, ply: int, today: dt.date) -> Game | None:
-    """The known copy of the game, taken (``known`` then holds nothing until the action is
-    played), if it is of this game, in progress, in its day and at ``ply``."""
+def _take(
+    known: Known | None, game_id: int, ply: int, today: dt.date
+) -> tuple[Game | None, Canfield | None]:
+    """The known copy of the game and its engine (if any), taken (``known`` then holds nothing
+    until the action is played), if it is of this game, in progress, in its day and at ``ply``."""
     if known is None:
-        return None
-    game, known.game = known.game, None
+        return None, None
+    game, engine = known.game, known.engine
+    known.forget()
     if game is None or game.pk != game_id or game.ply != ply or not game.is_in_progress:
-        return None
-    return None if game.day_is_over(today) else game
+        return None, None
+    if game.day_is_over(today):
+        return None, None
+    return game, engine if engine is not None and engine.ply == ply else None
 
 
 def _remember(known: Known | None, result: PlayResult) -> PlayResult:
     if known is not None:
-        known.game = result.game
+        known.game, known.engine = result.game, result.engine
     return result
 
 
@@ -491,7 +502,8 @@ class _Moved(Exception):
     """The game's row was no longer at the ply it was read at when the action was written."""
 
 
-def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
+def _play(game: Game, ply: int, action: str | Tap, engine: Canfield | None = None) -> PlayResult:
+    """``engine``: the game's engine at its position, if the caller has it (else restored)."""
     if game.ply > 0 and ply == game.ply - 1:
         return _replay(game, ply, action)
     _check_turn(game, ply)
@@ -508,7 +520,8 @@ def _play(game: Game, ply: int, action: str | Tap) -> PlayResult:
             % {"count": game.ply},
         )
 
-    engine = engine_of(game)
+    if engine is None:
+        engine = engine_of(game)
     resolved = _resolve(engine, action)
     if resolved is None:
         return PlayResult(game, None, engine=engine)

@@ -208,12 +208,12 @@ def _play(
 
     def move() -> Mapping[str, Any]:
         if kind == "resign":  # (its body is read by nothing, as REST's)
-            known.game = None
+            known.forget()
             return moves.resign_game(game_id, user)
         moves.count_action(user)  # (before the body is read, as the REST throttle counts)
         if kind == "action":
             return moves.play_action(game_id, user, body, known)
-        known.game = None
+        known.forget()
         return moves.finish_game(game_id, user, body)
 
     return _answer(kind, ref, move)

@@ -133,3 +133,23 @@ def test_a_known_copy_of_another_game_is_not_used(owner, other):
 
     assert refused.value.code == "not_found"
     assert logged(theirs) == []
+
+
+def test_a_known_copy_keeps_its_engine_and_the_row_stays_equal_to_a_replay(owner):
+    """The copy's engine is played on, not restored from the row each action; what is stored is
+    still exactly what a replay of the log gives."""
+    game = services.new_game(owner, code=CODE)
+    known = services.Known()
+    services.play(game.pk, owner, 0, WORKED_EXAMPLE[0], known)
+    engine = known.engine
+    assert engine is not None
+
+    for ply, token in enumerate(WORKED_EXAMPLE[1:], start=1):
+        services.play(game.pk, owner, ply, token, known)
+
+    assert known.engine is engine and engine.ply == len(WORKED_EXAMPLE)
+    stored = Game.objects.get(pk=game.pk)
+    replay = Canfield.replay(stored.deal_code, WORKED_EXAMPLE)
+    assert services.engine_of(stored).full_view() == replay.full_view()
+    assert stored.views["full"] == replay.full_view()
+    assert engine.full_view() == replay.full_view()

@@ -78,6 +78,7 @@ def test_a_log_in_flood_gets_busy_beyond_the_slots_and_others_are_served(databas
         LOGIN_HASH_WAIT="0.1",
         DB_POOL_MIN="1",
         DB_POOL_MAX="2",
+        GAME_SOCKET_THREADS="1",  # (each keeps a connection of the pool: fewer than its size)
         DB_POOL_TIMEOUT="1",
         THROTTLE_LOGIN="20/min",
     )

@@ -58,6 +58,7 @@ OUR_VARIABLES = {
     "SOCKET_MESSAGE_BURST",
     "SOCKET_MAX_PENDING",
     "SOCKET_MAX_PER_NETWORK",
+    "GAME_SOCKET_THREADS",
     "HTTP_HEADER_TIMEOUT",
     "HTTP_BODY_TIMEOUT",
     "MAX_GAME_ACTIONS",
@@ -273,6 +274,22 @@ def test_it_stops_django_setup_on_a_bad_throttle_rate():
 
     assert result.returncode != 0
     assert "THROTTLE_ACTIONS: expected a rate like" in result.stderr
+
+
+@pytest.mark.backend_free
+def test_it_stops_django_setup_when_the_game_sockets_would_hold_the_whole_pool():
+    """Each game-socket thread keeps a connection of the pool: as many threads as connections
+    would leave none for the HTTP requests."""
+    database = "postgres://postgres@127.0.0.1:5432/test"
+    refused = run_settings(DATABASE_URL=database, DB_POOL_MAX="4", GAME_SOCKET_THREADS="4")
+    accepted = run_settings(DATABASE_URL=database, DB_POOL_MAX="5", GAME_SOCKET_THREADS="4")
+
+    assert refused.returncode != 0
+    assert (
+        "ImproperlyConfigured: GAME_SOCKET_THREADS (4) must be below DB_POOL_MAX (4)"
+        in refused.stderr
+    )
+    assert accepted.returncode == 0, accepted.stderr
 
 
 def test_it_has_safe_zero_setup_defaults():
