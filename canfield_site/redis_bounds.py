@@ -10,7 +10,8 @@ limits open, boards from the database), so no request may wait long for it:
   network. A Redis that accepts connections and never answers (a black hole) then costs one
   request one timeout, not every request one. Once the time is up, the next command tries again.
 
-:func:`pool_options` gives these to redis-py pools (the cache's, in its ``OPTIONS``, and
+:func:`pool_options` gives these to redis-py pools (the cache's, in its ``OPTIONS``, one per
+process however many cache objects Django makes: :class:`SharedConnectionPool`; and
 :func:`client`'s, which the live ranking, the health check and the rate limits use). The channel
 layer's asyncio pool uses :class:`BoundedAsyncConnection` (``leaderboard.layers``): the same
 timeouts, except that a blocking pop waits its own timeout plus the read timeout. A read that
@@ -124,6 +125,32 @@ def pool_options(url: str, connect_timeout: float, timeout: float) -> dict[str, 
         "retry": Retry(NoBackoff(), 0),
         "connection_class": connection_class(url),
     }
+
+
+class SharedConnectionPool(redis.ConnectionPool):
+    """The cache's pool (its ``OPTIONS["pool_class"]``): one per process for each URL and
+    bounds. Django makes a cache object, and with it a client and a pool, for each thread and
+    context that uses the cache — under ASGI each request's — so with redis-py's own pool each
+    request opened a connection to Redis (a TCP handshake, ``HELLO``, and redis-py reading its own
+    version from the installed packages' metadata); the connections of this one are reused. A
+    connection that Redis closed meanwhile is found at checkout and made again (redis-py)."""
+
+    _shared: dict[tuple[Any, ...], SharedConnectionPool] = {}
+    _shared_lock = threading.Lock()
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> SharedConnectionPool:
+        key = (
+            url,
+            *(kwargs.get(name) for name in ("socket_connect_timeout", "socket_timeout")),
+            kwargs.get("connection_class"),
+            kwargs.get("parser_class"),
+        )
+        with cls._shared_lock:
+            pool = cls._shared.get(key)
+            if pool is None:
+                pool = cls._shared[key] = super().from_url(url, **kwargs)
+            return pool
 
 
 _clients: dict[str, redis.Redis] = {}

@@ -444,9 +444,13 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_CACHE_URL,
             "KEY_PREFIX": "canfield",
-            "OPTIONS": redis_bounds.pool_options(
-                str(REDIS_CACHE_URL), REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
-            ),
+            "OPTIONS": {
+                **redis_bounds.pool_options(
+                    str(REDIS_CACHE_URL), REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
+                ),
+                # One pool a process, not one per request's cache object.
+                "pool_class": redis_bounds.SharedConnectionPool,
+            },
         }
     }
 else:

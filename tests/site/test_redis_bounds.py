@@ -10,7 +10,7 @@ import redis
 from django.core.cache.backends.redis import RedisCache
 
 from canfield_site import redis_bounds
-from tests.support import BlackHole
+from tests.support import BlackHole, RedisServer
 
 
 @pytest.fixture
@@ -49,3 +49,45 @@ def test_the_cache_waits_as_little_on_a_hanging_redis(hole, settings):
     with pytest.raises(redis.ConnectionError, match="marked down"):
         cache.set("a-key", 1)
     assert len(hole.accepted) == 1
+
+
+def cache_object(url: str, shared: bool = True) -> RedisCache:
+    """A cache object as Django makes one for each thread or request that uses the cache, with
+    the site's options (``settings.CACHES``)."""
+    options = redis_bounds.pool_options(url, 0.25, 0.25)
+    if shared:
+        options["pool_class"] = redis_bounds.SharedConnectionPool
+    return RedisCache(url, {"OPTIONS": options})
+
+
+def connections_received(url: str) -> int:
+    return int(redis.Redis.from_url(url).info("stats")["total_connections_received"])
+
+
+@pytest.mark.backend_free
+def test_the_cache_objects_of_a_process_share_one_pool_of_connections(tmp_path):
+    """Django makes a cache object per request under ASGI: with redis-py's own pool each one
+    connected to Redis again; the site's pool is shared, and survives a restart of Redis."""
+    redis_bounds.breaker.reset()
+    with RedisServer(tmp_path) as server:
+        before = connections_received(server.url)
+        for i in range(10):
+            cache = cache_object(server.url)
+            cache.set(f"shared-{i}", i)
+            assert cache.get(f"shared-{i}") == i
+        shared = connections_received(server.url) - before - 1  # (less the count's own)
+
+        before = connections_received(server.url)
+        for i in range(10):
+            cache_object(server.url, shared=False).set(f"own-{i}", i)
+        own = connections_received(server.url) - before - 1
+
+        server.kill()
+        server.start()
+        cache = cache_object(server.url)
+        cache.set("after-restart", 1)  # (the pooled connection Redis closed: made again)
+        assert cache.get("after-restart") == 1
+
+    assert shared == 1
+    assert own == 10
+    assert redis_bounds.state() != "down"
