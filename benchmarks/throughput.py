@@ -3,8 +3,9 @@ behind nginx (deploy/nginx.conf, as docker-compose runs them), N concurrent play
 over REST and over the game's websocket.
 
 Starts the deployment on 127.0.0.1 (a scratch PostgreSQL database, created and dropped; a private
-redis-server unless --redis-url; the environment docker-compose gives the web processes:
-NUM_PROXIES=1, DB_SYNCHRONOUS_COMMIT=0), signs up the players, then runs them from client
+redis-server unless --redis-url; a worker of the worker tier, which builds the day's Redis sets as
+deployed; the environment docker-compose gives the web processes: NUM_PROXIES=1,
+DB_SYNCHRONOUS_COMMIT=0), signs up the players, then runs them from client
 processes of their own (--client-processes, threads inside). Each player plays its ranked daily
 attempt, then practice games, one legal action at a time with its ply (a hurried player: scoring
 moves first), so the leaderboard's Redis ranking and live broadcasts run too. By --transport:
@@ -26,8 +27,10 @@ off (THROTTLE_ACTIONS=off: a guard per player, not a capacity), so is a socket's
         [--postgres-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url URL]
         [--write-docs]    # also replace the "Throughput" section of docs/performance.md
 
-Prints requests/s, p50/p99, errors for each transport, their ratios to the health baseline, and
-the aims marked met or not: over the socket >= 1.0 x health and p99 <= 150 ms; over REST >= 0.5 x
+Prints requests/s, p50/p99, errors for each transport, the CPU time each answered request cost
+each process of the machine (the web processes, the worker, PostgreSQL, Redis, nginx, the
+clients; from /proc), their ratios to the health baseline, and the aims marked met or not:
+over the socket >= 1.0 x health and p99 <= 150 ms; over REST >= 0.5 x
 health; >= 300 actions/s sustained and 0 errors each. Loopback only, bounded by --seconds.
 """
 
@@ -441,10 +444,11 @@ def main() -> int:
             "Throughput",
             "## Throughput\n\n"
             f"Command: `{command.strip()}` ({host}; after the run {load}).\n\n"
-            "Two Daphne processes behind nginx (`deploy/nginx.conf`), PostgreSQL and Redis, as "
-            "docker-compose deploys them, all on this machine with the clients (separate "
-            f"processes). {args.players} players each play their daily attempt (then practice "
-            "games, should it end), one legal action at a time with its ply: over REST (POST "
+            "Two Daphne processes behind nginx (`deploy/nginx.conf`), PostgreSQL, Redis and a "
+            "worker of the worker tier, as docker-compose deploys them, all on this machine with "
+            f"the clients (separate processes). {args.players} players each play their daily "
+            "attempt (then practice games, should it end), one legal action at a time with its "
+            "ply: over REST (POST "
             "/api/games/<id>/actions/, a keep-alive connection each), and, with players of their "
             "own, over the game's socket (/ws/games/<id>/, a socket per game, each action "
             "timed from its message to its answer); the baseline is the trivial endpoint "

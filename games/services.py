@@ -1,14 +1,17 @@
 """The only code that changes games. Views, websocket consumers, management commands and the
 leaderboard all call these functions; nothing else writes a ``Game`` or its log.
 
-Every change happens in one transaction with the game's row locked (``select_for_update``; SQLite
-serialises writers anyway), checks the action with the rules engine, appends it to the log and
-refreshes the cached counters, views and engine state from the engine. The log is the truth; an
+Every change checks the action with the rules engine, appends it to the log and refreshes the
+cached counters, views and engine state from the engine, all or nothing: an action (:func:`play`,
+the hot path) optimistically — the row read without a lock, then written only if it is still at
+the ply read, in one statement on PostgreSQL (:func:`_store`) — and every other change, and an
+action whose row moved on, in one transaction with the row locked (``select_for_update``; SQLite
+serialises writers anyway). The log is the truth; an
 action restores the engine from the state stored with the row (``Game.engine_state``, see
 :func:`engine_of`) rather than replaying the whole log, so its cost does not grow with the game's
 length, and a state that is missing, of an older version or of another ply is rebuilt from the
 log. ``manage.py verify_games`` proves that every stored state equals a replay. The signal
-``games.signals.standing_changed`` goes out once the transaction has committed.
+``games.signals.standing_changed`` goes out once the change has committed.
 
 Refusals are :class:`games.errors.GameError` with a machine code; the API and the consumers
 decide what each code means to their clients.
