@@ -570,20 +570,24 @@ def _apply(game: Game, engine: Canfield, actions: list[Action]) -> None:
 
 
 def _store(game: Game, ply: int, entries: list[LoggedAction]) -> bool:
-    """Write ``game``'s played fields (:data:`_PLAYED`) and log ``entries``, both or neither, if
-    its row is still in progress at ``ply``; whether it was. On PostgreSQL one statement (no
-    transaction to open and commit around it: four round trips fewer than a locked write); on
-    another database the row's conditional ``UPDATE`` then the ``INSERT``, in a transaction.
-    Raises ``stale_ply`` for a log that already has an entry at a ply being logged (the row
-    lock and the ply condition prevent it)."""
+    """Write ``game``'s played fields (:data:`_PLAYED`) and log ``entries``, both or neither,
+    if its row is still in progress at ``ply`` and on or off the board as ``game`` has it
+    (``disqualified``: the action's announcement ranks it by that); whether it was. On
+    PostgreSQL one statement (no transaction to open and commit around it: four round trips
+    fewer than a locked write); on another database the row's conditional ``UPDATE`` then the
+    ``INSERT``, in a transaction. Raises ``stale_ply`` for a log that already has an entry at
+    a ply being logged (the row lock and the ply condition prevent it)."""
     connection = connections[router.db_for_write(Game)]
     try:
         if connection.vendor == "postgresql":
             return _store_in_one_statement(connection, game, ply, entries)
         with transaction.atomic(using=connection.alias):
-            moved = Game.objects.filter(pk=game.pk, ply=ply, status=Game.Status.IN_PROGRESS).update(
-                **{name: getattr(game, name) for name in _PLAYED}
-            )
+            moved = Game.objects.filter(
+                pk=game.pk,
+                ply=ply,
+                status=Game.Status.IN_PROGRESS,
+                disqualified=game.disqualified,
+            ).update(**{name: getattr(game, name) for name in _PLAYED})
             if moved:
                 LoggedAction.objects.bulk_create(entries)
             return bool(moved)
@@ -608,7 +612,7 @@ def _store_in_one_statement(
     params: list[Any] = [
         field.get_db_prep_save(getattr(game, field.attname), connection) for field in game_fields
     ]
-    params += [game.pk, ply, Game.Status.IN_PROGRESS.value]  # (the WHERE, then the VALUES)
+    params += [game.pk, ply, Game.Status.IN_PROGRESS.value, game.disqualified]  # (the WHERE)
     log_field = {field.name: field for field in LoggedAction._meta.concrete_fields}
     log_fields = [log_field[name] for name in _LOGGED]
     row = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field in log_fields) + ")"
@@ -620,10 +624,12 @@ def _store_in_one_statement(
             for field in log_fields
         ]
     columns = [column(field) for field in log_fields]
-    key, at, status = (column(game_field[name]) for name in ("id", "ply", "status"))
+    key, at, status, off = (
+        column(game_field[name]) for name in ("id", "ply", "status", "disqualified")
+    )
     sql = (
         f"WITH moved AS (UPDATE {quote(Game._meta.db_table)} SET {assignments} "
-        f"WHERE {key} = %s AND {at} = %s AND {status} = %s RETURNING {key}) "
+        f"WHERE {key} = %s AND {at} = %s AND {status} = %s AND {off} = %s RETURNING {key}) "
         f"INSERT INTO {quote(LoggedAction._meta.db_table)} "
         f"({column(log_field['game'])}, {', '.join(columns)}) "
         f"SELECT moved.{key}, {', '.join(f'v.{c}' for c in columns)} "

@@ -153,3 +153,20 @@ def test_a_known_copy_keeps_its_engine_and_the_row_stays_equal_to_a_replay(owner
     assert services.engine_of(stored).full_view() == replay.full_view()
     assert stored.views["full"] == replay.full_view()
     assert engine.full_view() == replay.full_view()
+
+
+def test_an_attempt_taken_off_the_board_meanwhile_is_announced_off_it(owner, daily_game):
+    """Staff took the attempt off the board after the socket's copy was made: the action is
+    played on the row as it stands, and announced off the board — never ranked again from the
+    old copy."""
+    known = services.Known()
+    services.play(daily_game.pk, owner, 0, "D", known)
+    assert known.game is not None and known.game.disqualified is False
+    services.set_disqualified(daily_game.pk, True)
+
+    result = services.play(daily_game.pk, owner, 1, "D", known)
+
+    assert result.applied == "D"
+    assert result.game.disqualified is True
+    assert Game.objects.get(pk=daily_game.pk).disqualified is True
+    assert logged(daily_game) == [(0, "D"), (1, "D")]
