@@ -571,8 +571,9 @@ def _apply(game: Game, engine: Canfield, actions: list[Action]) -> None:
 
 def _store(game: Game, ply: int, entries: list[LoggedAction]) -> bool:
     """Write ``game``'s played fields (:data:`_PLAYED`) and log ``entries``, both or neither,
-    if its row is still in progress at ``ply`` and on or off the board as ``game`` has it
-    (``disqualified``: the action's announcement ranks it by that); whether it was. On
+    if its row is still in progress at ``ply``, of the same owner (a guest's games move to the
+    account it signs up for) and on or off the board as ``game`` has it (``disqualified``: the
+    action's announcement ranks it by that); whether it was. On
     PostgreSQL one statement (no transaction to open and commit around it: four round trips
     fewer than a locked write); on another database the row's conditional ``UPDATE`` then the
     ``INSERT``, in a transaction. Raises ``stale_ply`` for a log that already has an entry at
@@ -586,6 +587,7 @@ def _store(game: Game, ply: int, entries: list[LoggedAction]) -> bool:
                 pk=game.pk,
                 ply=ply,
                 status=Game.Status.IN_PROGRESS,
+                owner_id=game.owner_id,
                 disqualified=game.disqualified,
             ).update(**{name: getattr(game, name) for name in _PLAYED})
             if moved:
@@ -612,7 +614,8 @@ def _store_in_one_statement(
     params: list[Any] = [
         field.get_db_prep_save(getattr(game, field.attname), connection) for field in game_fields
     ]
-    params += [game.pk, ply, Game.Status.IN_PROGRESS.value, game.disqualified]  # (the WHERE)
+    where = [game.pk, ply, Game.Status.IN_PROGRESS.value, game.owner_id, game.disqualified]
+    params += where  # (the WHERE, then the VALUES)
     log_field = {field.name: field for field in LoggedAction._meta.concrete_fields}
     log_fields = [log_field[name] for name in _LOGGED]
     row = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field in log_fields) + ")"
@@ -624,12 +627,13 @@ def _store_in_one_statement(
             for field in log_fields
         ]
     columns = [column(field) for field in log_fields]
-    key, at, status, off = (
-        column(game_field[name]) for name in ("id", "ply", "status", "disqualified")
+    key, at, status, owner, off = (
+        column(game_field[name]) for name in ("id", "ply", "status", "owner", "disqualified")
     )
     sql = (
         f"WITH moved AS (UPDATE {quote(Game._meta.db_table)} SET {assignments} "
-        f"WHERE {key} = %s AND {at} = %s AND {status} = %s AND {off} = %s RETURNING {key}) "
+        f"WHERE {key} = %s AND {at} = %s AND {status} = %s AND {owner} = %s AND {off} = %s "
+        f"RETURNING {key}) "
         f"INSERT INTO {quote(LoggedAction._meta.db_table)} "
         f"({column(log_field['game'])}, {', '.join(columns)}) "
         f"SELECT moved.{key}, {', '.join(f'v.{c}' for c in columns)} "

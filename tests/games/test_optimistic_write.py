@@ -170,3 +170,19 @@ def test_an_attempt_taken_off_the_board_meanwhile_is_announced_off_it(owner, dai
     assert result.game.disqualified is True
     assert Game.objects.get(pk=daily_game.pk).disqualified is True
     assert logged(daily_game) == [(0, "D"), (1, "D")]
+
+
+def test_a_known_copy_of_a_game_that_changed_hands_is_refused(owner, other):
+    """A guest's games move to the account it signs up for (``guests.adopt``: one UPDATE of the
+    owner): a socket still playing as the guest is refused, as REST is, and writes nothing."""
+    game = services.new_game(owner, code=CODE)
+    known = services.Known()
+    services.play(game.pk, owner, 0, "R-T2", known)
+    Game.objects.filter(pk=game.pk).update(owner=other)
+
+    with pytest.raises(GameError) as refused:
+        services.play(game.pk, owner, 1, "R-F1", known)
+
+    assert refused.value.code == "not_found"
+    assert logged(game) == [(0, "R-T2")]
+    assert services.play(game.pk, other, 1, "R-F1").applied == "R-F1"
