@@ -161,11 +161,13 @@ def _redis_key(key: str) -> str:
 
 def _admit(key: str, limit: int, window: int, now: float, member: str) -> float | None:
     """Atomically: drop the requests older than ``window``, and log this one if fewer than
-    ``limit`` remain (``None``), else the seconds until the oldest leaves."""
+    ``limit`` remain (``None``), else the seconds until the oldest leaves — at most ``window``:
+    requests made at once each read the clock before they reach the log, so the oldest logged
+    may have read it a moment after this one did."""
     client = _redis()
     if client is not None:
         answer = float(client.eval(_ADMIT, 1, _redis_key(key), now, window, limit, member))
-        return None if answer < 0 else answer
+        return None if answer < 0 else min(answer, float(window))
     backend = caches["default"]
     with _lock:  # the in-memory cache is this process's alone: one lock makes it atomic
         log_: list[tuple[float, str]] = [
@@ -175,7 +177,7 @@ def _admit(key: str, limit: int, window: int, now: float, member: str) -> float 
             backend.set(key, [*log_, (now, member)], timeout=window + 1)
             return None
         backend.set(key, log_, timeout=window + 1)
-        return min(t for t, _ in log_) + window - now
+        return min(min(t for t, _ in log_) + window - now, float(window))
 
 
 def _remove(key: str, member: str, window: int) -> None:
