@@ -102,7 +102,7 @@ locale/%.mo: locale/%.po
 		echo "msgfmt is missing (apt-get install gettext): using the committed $@"; \
 	fi
 
-# Static files are collected (and compressed: canfield_site.storage compresses only what
+# Static files are collected (and compressed: core.storage compresses only what
 # changed) only when a source file or the installed packages changed since the last time, so that
 # a restart of `make run` with nothing changed starts at once.
 STATIC_STAMP := staticfiles/.collected
@@ -116,7 +116,7 @@ $(STATIC_STAMP): $(STAMP) $(STATIC_SOURCES)
 # ahead, settling days, records, the Redis sets), started and stopped together: Ctrl-C stops both.
 run: deps compilemessages $(STATIC_STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python -m canfield_site.supervise \
+	$(BIN)/python -m core.supervise \
 		-- $(BIN)/daphne -b $(HOST) -p $(PORT) canfield_site.asgi:application \
 		-- $(BIN)/python manage.py worker
 

@@ -55,7 +55,7 @@ STAGES: list[tuple[str, str, str]] = [
     ("rest_framework/views.py", "dispatch", "DRF view: dispatch (everything below)"),
     ("rest_framework/views.py", "initial", "DRF: authentication, permissions, throttle"),
     ("rest_framework/authentication.py", "authenticate", "  the token (its query)"),
-    ("canfield_site/throttling.py", "allow_request", "  the actions limit (counted)"),
+    ("core/throttling.py", "allow_request", "  the actions limit (counted)"),
     ("rest_framework/request.py", "_parse", "reading the JSON body"),
     ("rest_framework/serializers.py", "is_valid", "the body's serializer"),
     ("games/services.py", "play", "`services.play`: lock, engine, log, write, commit"),

@@ -9,7 +9,7 @@ Two parts (``--only deals`` or ``--only week`` to run one):
   how the casual player's share of wins spreads over the deals (the labels, and the share of
   deals inside each weekday's band: a day tries about one over that many candidates).
 - **week**: seven days, Monday to Sunday from ``--monday``, certified one after the other as the
-  service certifies them — ``games.worker.certify_day`` in a solver pool of one worker process,
+  service certifies them — ``games.pool_jobs.certify_day`` in a solver pool of one worker process,
   with the settings' defaults (``DAILY_DEAL_POSITIONS``, ``DAILY_DEAL_SHORTEN_POSITIONS``,
   ``DAILY_DEAL_CANDIDATES``, ``DAILY_DIFFICULTY_GAMES``, ``DAILY_DIFFICULTY_WEEK``): each day's
   candidate, band, share and label, and the seconds its dealing took in the pool.
@@ -35,7 +35,7 @@ from typing import Any
 from common import ROOT, machine, write_section
 
 from canfield_site import settings
-from games import worker
+from games import pool_jobs
 from games.engine import daily_deal_code, is_dead
 from games.engine.certify import Certified
 from games.engine.difficulty import LABELS, Band, label_of, play_level
@@ -144,10 +144,10 @@ def deal_day(day: dt.date, secret: bytes) -> tuple[Certified, float]:
     week: tuple[Band, ...] = settings.DAILY_DIFFICULTY_WEEK
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=context) as pool:
-        pool.submit(worker.nothing).result()  # the worker started, as a server's warm-up does
+        pool.submit(pool_jobs.nothing).result()  # the worker started, as a server's warm-up does
         start = time.perf_counter()
         found = pool.submit(
-            worker.certify_day,
+            pool_jobs.certify_day,
             secret,
             day,
             settings.DAILY_DEAL_POSITIONS,

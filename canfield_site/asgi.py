@@ -18,9 +18,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from canfield_site.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
-from canfield_site.socket_limits import SocketLimits, limit_daphne_connections  # noqa: E402
-from canfield_site.websocket import no_route  # noqa: E402
+from core.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
+from core.socket_limits import SocketLimits, limit_daphne_connections  # noqa: E402
+from core.websocket import no_route  # noqa: E402
 from games import pool, routing  # noqa: E402
 from leaderboard.live.broadcast import ServingLoop  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
@@ -42,7 +42,7 @@ websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
 # channels.auth.AuthMiddlewareStack: a game's socket (games.routing), on which its owner plays.
 # Every websocket, whatever its route, within SocketLimits: its messages' size and rate, its
 # network's sockets, its language; and, inside Daphne, its unread output and every request's
-# header and body deadlines (canfield_site.socket_limits).
+# header and body deadlines (core.socket_limits).
 # Outermost, ServingLoop: the loop the connections run on is the one the live board's
 # broadcasts of this process run on (leaderboard.live.broadcast); the process starts none.
 limit_daphne_bodies()

@@ -17,7 +17,7 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from canfield_site import redis_bounds
+from core import redis_bounds
 from games.engine.difficulty import WEEK, Band
 
 # Django's generic classes subscriptable at run time (ModelAdmin[Game]), as their types are.
@@ -274,8 +274,8 @@ INSTALLED_APPS = [
     "channels",
     "django_tasks",
     "django_tasks_db",
-    "canfield_site.accounts",
-    "canfield_site.worker",
+    "core.accounts",
+    "core.worker",
     "games",
     "leaderboard",
     "frontend",
@@ -283,11 +283,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "canfield_site.security.ContentSecurityPolicyMiddleware",
+    "core.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A browser's device id, on its first HTML page (after WhiteNoise: never on a static file);
-    # for the fair-play review, hashed (canfield_site/devices.py, docs/privacy.md).
-    "canfield_site.devices.DeviceCookieMiddleware",
+    # for the fair-play review, hashed (core/devices.py, docs/privacy.md).
+    "core.devices.DeviceCookieMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After the session (it reads the session's and the cookie's language), before
     # CommonMiddleware (which may redirect, and should do so in the request's language).
@@ -302,7 +302,7 @@ MIDDLEWARE = [
     # each hook of Django's own middleware is a hop from the event loop to the request's thread
     # and back; with none below it, the whole stack runs in the request's thread at once (9
     # hops a request → 6: docs/performance.md). It only sets the language cookie of a log-in.
-    "canfield_site.accounts.language.LanguagePreferenceMiddleware",
+    "core.accounts.language.LanguagePreferenceMiddleware",
 ]
 
 ROOT_URLCONF = "canfield_site.urls"
@@ -343,7 +343,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 # API paths answer CSRF failures outside DRF with the JSON error shape too.
-CSRF_FAILURE_VIEW = "canfield_site.api_errors.csrf_failure"
+CSRF_FAILURE_VIEW = "core.api_errors.csrf_failure"
 
 # Behind a TLS-terminating proxy: secure cookies and trust its X-Forwarded-Proto header.
 if env_bool("HTTPS", False):
@@ -362,7 +362,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # (the pool checks what it lends)
     # Every wait is bounded: a request waits at most DB_POOL_TIMEOUT seconds for a connection
-    # (then 503 unavailable: canfield_site.api_errors.handler500), a connection DB_CONNECT_TIMEOUT
+    # (then 503 unavailable: core.api_errors.handler500), a connection DB_CONNECT_TIMEOUT
     # seconds to be made, a statement DB_LOCK_TIMEOUT for a lock and DB_STATEMENT_TIMEOUT in all.
     # A pooled connection is checked before it is lent, so that after a restart of PostgreSQL
     # no request gets a connection to the server that is gone.
@@ -402,7 +402,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # degrades (no live push, rate limits fail open, boards read the database) and says so at
 # /api/health/. Every connection waits at most REDIS_CONNECT_TIMEOUT to connect and REDIS_TIMEOUT
 # for an answer (seconds, 250 ms at most), without retrying; the first failure marks Redis down
-# for REDIS_RETRY_SECONDS, during which it is not tried (canfield_site.redis_bounds).
+# for REDIS_RETRY_SECONDS, during which it is not tried (core.redis_bounds).
 REDIS_URL = env_redis("REDIS_URL")
 # The cache (rate limits, cached answers, live snapshots) may live in a Redis of its own, bounded
 # in memory with an eviction policy, apart from the ranking's sorted sets, which must never be
@@ -460,11 +460,11 @@ else:
 # --- Limits --------------------------------------------------------------------------------
 
 # The largest request body, in bytes, under /api/ and elsewhere (the admin's forms): a larger one
-# is refused with 413 too_large before it is read (canfield_site.limits, in Daphne itself too).
+# is refused with 413 too_large before it is read (core.limits, in Daphne itself too).
 MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
 MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 
-# Every websocket, in each web process (canfield_site.socket_limits): a message over
+# Every websocket, in each web process (core.socket_limits): a message over
 # SOCKET_MAX_MESSAGE bytes is closed with 1009 (by Daphne before its payload is read); more
 # messages than SOCKET_MESSAGE_BURST at once, refilled at SOCKET_MESSAGES_PER_SECOND, are closed
 # with 1008 (pings count too); a client whose unread output in the process passes
@@ -489,7 +489,7 @@ if _pool and _pool["max_size"] <= GAME_SOCKET_THREADS:
         f"GAME_SOCKET_THREADS ({GAME_SOCKET_THREADS}) must be below DB_POOL_MAX "
         f"({_pool['max_size']}): each game-socket thread keeps a connection of the pool."
     )
-# Daphne's connections (canfield_site.socket_limits): a request's line and headers must arrive
+# Daphne's connections (core.socket_limits): a request's line and headers must arrive
 # within HTTP_HEADER_TIMEOUT seconds of the connection opening or its previous response ending,
 # and its body within HTTP_BODY_TIMEOUT seconds of its headers; else 408 and the connection is
 # closed. (A connection idle between requests is closed after HTTP_HEADER_TIMEOUT too.)
@@ -530,13 +530,13 @@ ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
 # issues a new one). Sessions (the pages) keep Django's own two weeks.
 TOKEN_LIFETIME_DAYS = env_int("TOKEN_LIFETIME_DAYS", 30, minimum=1)
 
-# Password hashing (canfield_site.accounts.hashing): a log-in, a sign-up or the admin's log-in
+# Password hashing (core.accounts.hashing): a log-in, a sign-up or the admin's log-in
 # gives its database connection back before it hashes, and hashes in one of LOGIN_HASH_SLOTS slots
 # of its process (default: the CPUs it may run on, at least 2); one that finds no slot free within
 # LOGIN_HASH_WAIT seconds is answered 503 busy at once, with Retry-After. ModelBackend stays
 # listed for the sessions it logged in (guests).
 AUTHENTICATION_BACKENDS = [
-    "canfield_site.accounts.hashing.SlotBackend",
+    "core.accounts.hashing.SlotBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 _CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -548,7 +548,7 @@ LOGIN_HASH_NICE = env_int("LOGIN_HASH_NICE", 10, minimum=0)
 if LOGIN_HASH_NICE > 19:
     raise ImproperlyConfigured(f"LOGIN_HASH_NICE: expected 0 to 19, got {LOGIN_HASH_NICE}")
 
-# A visitor's first practice game makes them a guest (canfield_site.accounts.guests); a guest
+# A visitor's first practice game makes them a guest (core.accounts.guests); a guest
 # with no game started nor action played for this many days is deleted with their games by the
 # worker tier (accounts.tasks.purge_guests, hourly).
 GUEST_IDLE_DAYS = env_int("GUEST_IDLE_DAYS", 30, minimum=1)
@@ -594,7 +594,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # WhiteNoise's compressed storage, compressing only what changed since the last collectstatic.
-    "staticfiles": {"BACKEND": "canfield_site.storage.IncrementalCompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "core.storage.IncrementalCompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 
@@ -607,7 +607,7 @@ THROTTLE_RATES = {
     # Log-ins (the API's and the admin's): every attempt per client address; failed attempts per
     # account and network (an IPv4 /24, an IPv6 /64), and per account from all networks together
     # — a ceiling that never stops a network the account has logged in from before
-    # (canfield_site.throttling.LoginLimits).
+    # (core.throttling.LoginLimits).
     "login": env_rate("THROTTLE_LOGIN", "20/min"),
     "login_account": env_rate("THROTTLE_LOGIN_ACCOUNT", "10/hour"),
     "login_account_all": env_rate("THROTTLE_LOGIN_ACCOUNT_ALL", "50/hour"),
@@ -630,18 +630,18 @@ THROTTLE_RATES = {
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes "not logged in" a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "canfield_site.accounts.auth.ExpiringTokenAuthentication",
+        "core.accounts.auth.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["canfield_site.parsers.JSONParser"],
-    "DEFAULT_METADATA_CLASS": "canfield_site.parsers.Metadata",
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "DEFAULT_METADATA_CLASS": "core.parsers.Metadata",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "canfield_site.api_errors.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["canfield_site.throttling.ScopedThrottle"],
+    "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttling.ScopedThrottle"],
     "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
     # Proxies in front of Daphne that append to X-Forwarded-For (nginx in docker-compose: 1).
     # 0 trusts no such header: the client is the socket's peer.
@@ -660,8 +660,8 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "canfield_site.schema.openapi_31_nullable",
-        "canfield_site.schema.common_responses",
+        "core.schema.openapi_31_nullable",
+        "core.schema.common_responses",
     ],
     "SERVE_INCLUDE_SCHEMA": False,
     # Two payloads have a `status`: a game's and its analysis's, each its own enum.

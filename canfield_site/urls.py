@@ -4,14 +4,14 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from .accounts.language import set_language
-from .admin_login import admin_login
-from .views import HealthView, ReadyView
+from core.accounts.language import set_language
+from core.admin_login import admin_login
+from core.views import HealthView, ReadyView
 
 urlpatterns = [
     path("api/health/", HealthView.as_view(), name="health"),
     path("api/health/ready/", ReadyView.as_view(), name="health-ready"),
-    path("api/auth/", include("canfield_site.accounts.urls")),
+    path("api/auth/", include("core.accounts.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # (split: its script is served at ?script, not inline, for the Content-Security-Policy)
     path(
@@ -37,8 +37,8 @@ if settings.ADMIN_ENABLED:
         path("admin/", admin.site.urls),
     ]
 
-# JSON errors under /api/, Django's pages elsewhere (canfield_site.api_errors).
-handler400 = "canfield_site.api_errors.handler400"
-handler403 = "canfield_site.api_errors.handler403"
-handler404 = "canfield_site.api_errors.handler404"
-handler500 = "canfield_site.api_errors.handler500"
+# JSON errors under /api/, Django's pages elsewhere (core.api_errors).
+handler400 = "core.api_errors.handler400"
+handler403 = "core.api_errors.handler403"
+handler404 = "core.api_errors.handler404"
+handler500 = "core.api_errors.handler500"

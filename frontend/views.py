@@ -2,7 +2,7 @@
 through the REST API (session auth + CSRF token).
 
 Every page knows who is there: ``username``, a player's name (empty for a visitor, and for a
-guest: a visitor who has played, ``canfield_site.accounts.guests``, who has no name to show),
+guest: a visitor who has played, ``core.accounts.guests``, who has no name to show),
 and ``guest``.
 """
 
@@ -16,7 +16,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from canfield_site.accounts.guests import is_guest
+from core.accounts.guests import is_guest
 from games import payloads, services
 from games.clock import utc_today
 from games.engine import Action, Canfield

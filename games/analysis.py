@@ -29,9 +29,10 @@ Where it runs: in the worker tier (``games.tasks.analyse_game``), in the worker'
 never in a web process nor in the players' solver pool. A practice game's analysis is asked for
 when it ends (``games.receivers``), a daily attempt's once its day is over (the periodic
 ``games.tasks.analyse_past_days``), and anyone's when a reader asks (``GET
-/api/games/<id>/analysis/``, :func:`request`). A game is analysed only once it is over and its
-code public (:func:`analysable`, the record's rule: ``games.records.is_final``), so a daily
-attempt's analysis only ever solves the deck of a published daily, and a practice game's deck
+/api/games/<id>/analysis/``, ``games.tasks.request_analysis``). A game is analysed only once
+it is over and its code public (:func:`analysable`, the record's rule:
+``games.records.is_final``), so a daily attempt's analysis only ever solves the deck of a
+published daily, and a practice game's deck
 is never an unpublished daily's (``services.guard_decks``). A won game needs no solver: it is
 stored ``won`` at once. The result is one :class:`~games.models.GameAnalysis` row per game, with
 the :data:`ANALYSIS_VERSION` it was computed by: a row of another version is computed again.
@@ -46,11 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
-from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
 
 from games import records, services
 from games.clock import utc_today
@@ -232,45 +229,6 @@ def store_won(game: Game) -> GameAnalysis:
 _NO_SLIP = {"slip_ply": None, "played": "", "better": "", "line": None}
 
 
-def request(game: Game, priority: int = PRIORITY_REQUESTED) -> GameAnalysis:
-    """The analysis of ``game`` (analysable: the caller's check) as it stands: a current answer,
-    or a pending row whose task is waiting or running. Enqueues ``games.tasks.analyse_game`` when
-    there is neither — one task per game at a time, under parallel requests too (the row is
-    locked while it is decided; on SQLite every write transaction is exclusive) — and moves a
-    waiting analysis the sweep enqueued ahead, for the reader waiting now. A won game is stored
-    at once (:func:`store_won`), without a task."""
-    if game.status == Game.Status.WON:
-        row = GameAnalysis.objects.filter(game=game).first()
-        return row if row is not None and is_current(row) else store_won(game)
-    with transaction.atomic():
-        row, created = GameAnalysis.objects.select_for_update().get_or_create(
-            game=game,
-            defaults={"status": GameAnalysis.Status.PENDING, "version": ANALYSIS_VERSION},
-        )
-        if not created and is_current(row):
-            return row
-        if not created and row.status == GameAnalysis.Status.PENDING:
-            task = DBTaskResult.objects.filter(pk=row.task_id).first() if row.task_id else None
-            if task is not None and task.status in _ALIVE:
-                if priority > task.priority and task.status == TaskResultStatus.READY:
-                    DBTaskResult.objects.filter(pk=task.pk, status=TaskResultStatus.READY).update(
-                        priority=priority
-                    )
-                return row
-        from games.tasks import analyse_game  # (the tasks call this module)
-
-        result = analyse_game.using(priority=priority).enqueue(game.pk)
-        row.status = GameAnalysis.Status.PENDING
-        row.version = ANALYSIS_VERSION
-        row.task_id = str(result.id)
-        row.save(update_fields=["status", "version", "task_id"])
-    log.info("analysis of game %s enqueued (task %s)", game.pk, row.task_id)
-    return row
-
-
-_ALIVE = (TaskResultStatus.READY, TaskResultStatus.RUNNING)
-
-
 def analyse(game_id: int, today: dt.date | None = None) -> str:
     """Compute and store the analysis of game ``game_id``, here in the calling process (the
     worker's); returns the row's status — or ``"not_analysable"`` (nothing written) for a game
@@ -338,34 +296,3 @@ def _store(game: Game, values: dict[str, object]) -> None:
             "computed_at": timezone.now(),
         },
     )
-
-
-def sweep(today: dt.date | None = None, batch: int | None = None) -> int:
-    """Ask for the analyses of the daily attempts of the days over (the last
-    :data:`SWEEP_DAYS`), newest day first, that have none of this version: at most ``batch``
-    (``ANALYSIS_BATCH``) analyses waiting at once, so that a run adds only what the worker tier
-    is ready to take. Their tasks wait behind every other duty and behind any reader's
-    (:data:`PRIORITY_SWEPT`). Returns how many were asked for (won ones stored at once
-    included)."""
-    today = today or utc_today()
-    batch = settings.ANALYSIS_BATCH if batch is None else batch
-    waiting = GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING).count()
-    room = batch - waiting
-    if room <= 0:
-        return 0
-    candidates = (
-        Game.objects.filter(
-            kind=Game.Kind.DAILY,
-            daily_date__lt=today,
-            daily_date__gte=today - dt.timedelta(days=SWEEP_DAYS),
-            ply__gt=0,
-        )
-        .filter(Q(analysis__isnull=True) | ~Q(analysis__version=ANALYSIS_VERSION))
-        .order_by("-daily_date", "pk")[:room]
-    )
-    asked = 0
-    for game in candidates:
-        if analysable(game, today):
-            request(game, priority=PRIORITY_SWEPT)
-            asked += 1
-    return asked

@@ -4,7 +4,7 @@ A :class:`GameError` carries a stable machine ``code`` (``"stale_ply"``), a mess
 any extra fields a client needs (``ply=12``); a refusal of the rules engine also carries the
 engine's :class:`~games.engine.Reason`, rendered in the reader's language only when the error is
 answered (:meth:`GameError.to_dict`). It knows nothing of HTTP: the API's exception handler
-(``canfield_site.api_errors``, to which ``games.api.errors`` gives this app's table) chooses the
+(``core.api_errors``, to which ``games.api.errors`` gives this app's table) chooses the
 status for each code, and the websocket consumers choose their close codes, each from one table;
 both answer with :meth:`GameError.to_dict`.
 """
@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from games.engine import EngineError, Reason
-from games.reasons import describe, general
+from games.sentences import describe, general
 
 
 class GameError(Exception):

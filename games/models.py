@@ -232,7 +232,7 @@ class HintStep(models.Model):
     positions behind it, and is walked back again."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hint_steps")
-    digest = models.CharField(max_length=64, help_text="The position's key (games.worker)")
+    digest = models.CharField(max_length=64, help_text="The position's key (games.pool_jobs)")
     outcome = models.CharField(max_length=8)
     action = models.CharField(max_length=16, blank=True, default="")
     remaining = models.PositiveIntegerField(null=True, blank=True)
@@ -261,7 +261,7 @@ class StoredRecord(models.Model):
     """A finished game's record, built once and served as it is: a record never changes once its
     game is over and its code is public (``games.records``). ``body`` is the record's JSON,
     gzip-compressed; ``etag`` its validator; ``states`` whether it holds every state; ``version``
-    the shape of its JSON (``games.worker.RECORD_VERSION``): a record of another version is never
+    the shape of its JSON (``games.pool_jobs.RECORD_VERSION``): a record of another version is never
     served, it is built again and replaces this one."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="stored_records")
@@ -270,7 +270,7 @@ class StoredRecord(models.Model):
     etag = models.CharField(max_length=64)
     size = models.PositiveIntegerField(help_text="Bytes of the JSON before compression")
     version = models.PositiveSmallIntegerField(
-        help_text="Shape of the JSON (games.worker.RECORD_VERSION); another is built again"
+        help_text="Shape of the JSON (games.pool_jobs.RECORD_VERSION); another is built again"
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

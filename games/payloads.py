@@ -1,9 +1,9 @@
 """What the games API answers, each shape declared once as a ``TypedDict`` and built by one
-function. The API's schema is derived from these declarations (``canfield_site.schema``), and a
+function. The API's schema is derived from these declarations (``core.schema``), and a
 test validates live responses against that schema: a new field is one edit here.
 
 This module only shapes data: it keeps nothing and writes nothing. A record's JSON is built by
-``games.worker.record_dict`` (it must run in the solver pool, without Django): a game's record is
+``games.pool_jobs.record_dict`` (it must run in the solver pool, without Django): a game's record is
 served by ``games.records``, which decides where it is built and keeps it; a daily deal's solution
 is shaped here by the same builder (:func:`line_record_dict`).
 
@@ -26,8 +26,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Annotated, Literal, NotRequired, TypedDict, cast
 
-from canfield_site.formats import IsoDate, IsoDateTime, iso
-from games import services, worker
+from core.formats import IsoDate, IsoDateTime, iso
+from games import pool_jobs, services
 from games.engine import Canfield, FullView, PlayerView
 from games.models import Game
 
@@ -221,7 +221,7 @@ def line_record_dict(
 ) -> RecordDict:
     """The record of a winning line of ``code`` played on ``day`` by the solver (a daily deal's
     solution, shown once its day is over), in the shape of a game's record, built by the same
-    builder (``games.worker.record_dict``): ``id`` 0, kind ``daily``, player ``(solver)``."""
+    builder (``games.pool_jobs.record_dict``): ``id`` 0, kind ``daily``, player ``(solver)``."""
     engine = Canfield(code)
     log = [
         (ply, action.token(), engine.score) for ply, action in enumerate(engine.replaying(tokens))
@@ -247,4 +247,4 @@ def line_record_dict(
         "result": result,
         "score": engine.score,
     }
-    return cast(RecordDict, worker.record_dict(head, log, fields, states))
+    return cast(RecordDict, pool_jobs.record_dict(head, log, fields, states))

@@ -6,7 +6,7 @@ views in threads around it; all of them share one interpreter lock. A search of 
 one of those threads took the lock from everything else: four players asking for hints made
 everyone's moves 28 times slower. So each web process owns a
 :class:`concurrent.futures.ProcessPoolExecutor` of ``SOLVER_WORKERS`` processes (1 by default),
-made on first use, whose tasks are the pure functions of ``games.worker``. A thread of the web
+made on first use, whose tasks are the pure functions of ``games.pool_jobs``. A thread of the web
 process only waits for a result, which costs no CPU. Background duties (dealing a day, keeping
 records) are not the pool's: the worker tier runs them (``manage.py worker``).
 
@@ -30,7 +30,7 @@ seven seconds late. Now a hint that cannot start answers 503 in milliseconds.
 
 Once admitted, a task's caller waits for its result at most its budget plus ``SOLVER_WAIT`` (a
 worker's start — a fresh interpreter importing the engine — and the result's way back), then
-gets ``busy``; the task itself ends by its own budget (every task of ``games.worker`` has one).
+gets ``busy``; the task itself ends by its own budget (every task of ``games.pool_jobs`` has one).
 
 Admission comes before anything the task's start depends on: a hint counts against its player's
 limit (``THROTTLE_HINTS``) only once admitted (``games.services.hint``), so a search refused
@@ -46,7 +46,7 @@ Workers are started with ``spawn``: a web process has threads (Twisted's, the da
 forking a process with threads can copy a lock held by one of them. They run at a lower
 scheduling priority (``SOLVER_NICE``, 10 by default): on a machine with few cores, the CPU goes
 to the processes that answer moves first. Each ends with its web process, even one killed with
-``kill -9`` (``games.worker.start_worker``). A web process that stops (SIGTERM) ends its pool
+``kill -9`` (``games.pool_jobs.start_worker``). A web process that stops (SIGTERM) ends its pool
 first, searches in flight included, and lets their requests answer ``busy`` (:func:`stopped`):
 a process pool otherwise waits, at exit, for the tasks still running.
 """
@@ -71,7 +71,7 @@ from typing import Any, ParamSpec, TypeVar
 from django.conf import settings
 from django.utils.translation import gettext as _
 
-from games import worker
+from games import pool_jobs
 from games.errors import GameError
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class _Pool:
         self.executor = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=worker.start_worker,
+            initializer=pool_jobs.start_worker,
             initargs=(settings.SOLVER_NICE,),
         )
         self.changed = threading.Condition()
@@ -193,7 +193,7 @@ class Admission:
         self._ticket = self._pool.admit(budget)
 
     def start(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-        """Hand ``fn(*args, **kwargs)`` (a function of ``games.worker``) to the reserved worker:
+        """Hand ``fn(*args, **kwargs)`` (a function of ``games.pool_jobs``) to the reserved worker:
         its future. A pool found broken (a worker died) is replaced once; ``busy`` if the new one
         has no worker free either."""
         for attempt in (1, 2):
@@ -261,7 +261,7 @@ def prestart() -> None:
             return
         _prestarted = True
     try:
-        submit(worker.nothing)
+        submit(pool_jobs.nothing)
     except GameError:
         log.debug("solver pool: not started ahead (busy)")
 

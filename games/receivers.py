@@ -5,7 +5,7 @@ connected in ``GamesConfig.ready()``; and to Django's ``request_started``, to st
 - A practice game that has just ended (won or resigned: over, and its code is public,
   ``games.records.is_final``) has its records built and kept by the worker tier (the task
   ``games.tasks.keep_records``), so that its readers find them kept, and its analysis asked for
-  (``games.analysis.request``: where the win slipped away, a task of the worker tier; a won
+  (``games.tasks.request_analysis``: where the win slipped away, a task of the worker tier; a won
   game's is stored at once). A daily attempt's code stays hidden until its day is over, so
   nothing is built when it ends, nor when it is closed at its day's end: its first reader after
   the day builds its record (``games.records.record_of``), and its analysis is asked for by the
@@ -18,7 +18,7 @@ from typing import Any
 
 from django.conf import settings
 
-from games import analysis, pool, records, tasks
+from games import pool, records, tasks
 from games.clock import utc_today
 from games.models import Game
 
@@ -34,4 +34,4 @@ def request_started(sender: Any, **kwargs: Any) -> None:
 def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
     if not game.is_daily and records.is_final(game, utc_today()):
         tasks.keep_records.enqueue(game.pk)
-        analysis.request(game)
+        tasks.request_analysis(game)

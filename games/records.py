@@ -1,5 +1,5 @@
 """A game's record as it is served: its JSON (``games.payloads.RecordDict``, built by
-``games.worker.record_dict``) compressed, with its ETag (``games.worker.BuiltRecord``). This
+``games.pool_jobs.record_dict``) compressed, with its ETag (``games.pool_jobs.BuiltRecord``). This
 module decides when a record is built, where, and whether it is kept.
 
 - A record that may still change — its game in progress, or a daily attempt whose code is
@@ -8,7 +8,7 @@ module decides when a record is built, where, and whether it is kept.
   and never kept.
 - Once its game is over and its code public (:func:`is_final`) a record can never change: it is
   built once and kept (``StoredRecord``), with and without its states, each with the version of
-  its shape (``games.worker.RECORD_VERSION``). A kept record of another version is never served:
+  its shape (``games.pool_jobs.RECORD_VERSION``). A kept record of another version is never served:
   it is built again and replaces the old row.
 - The worker tier builds it (:func:`keep`, the task ``games.tasks.keep_records``) as soon as the
   game is over and its code public — a practice game when it is won or resigned
@@ -28,7 +28,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from games import pool, worker
+from games import pool, pool_jobs
 from games.clock import utc_today
 from games.models import Game, StoredRecord
 from games.payloads import GameSummary, summary
@@ -45,7 +45,7 @@ def is_final(game: Game, today: dt.date) -> bool:
     return not game.is_in_progress and game.code_is_public(today)
 
 
-def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltRecord:
+def record_of(game: Game, today: dt.date, states: bool = False) -> pool_jobs.BuiltRecord:
     """The game's record as served on ``today`` — without its ``[Code]`` while the code is
     hidden, and with ``states`` the player's view at every ply: the kept one, else built in the
     solver pool (and kept, if final)."""
@@ -67,12 +67,12 @@ def record_of(game: Game, today: dt.date, states: bool = False) -> worker.BuiltR
     return built
 
 
-def kept(game: Game, states: bool) -> worker.BuiltRecord | None:
+def kept(game: Game, states: bool) -> pool_jobs.BuiltRecord | None:
     """The game's kept record of the current version, if there is one."""
     row = StoredRecord.objects.filter(
-        game=game, states=states, version=worker.RECORD_VERSION
+        game=game, states=states, version=pool_jobs.RECORD_VERSION
     ).first()
-    return None if row is None else worker.BuiltRecord(bytes(row.body), row.etag, row.size)
+    return None if row is None else pool_jobs.BuiltRecord(bytes(row.body), row.etag, row.size)
 
 
 def keep(game_id: int, today: dt.date | None = None) -> int:
@@ -92,23 +92,23 @@ def keep(game_id: int, today: dt.date | None = None) -> int:
         return 0
     log = _log(game)
     for states in missing:
-        _store(game, states, worker.build_record(*_arguments(game, head, log, states)))
+        _store(game, states, pool_jobs.build_record(*_arguments(game, head, log, states)))
     return len(missing)
 
 
-def _kept_or_built(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:
+def _kept_or_built(game: Game, head: GameSummary, states: bool) -> Future[pool_jobs.BuiltRecord]:
     """The kept record (stored by a build that ended since the caller looked), else a build."""
     found = kept(game, states)
     if found is None:
         return _build_in_pool(game, head, states)
-    done: Future[worker.BuiltRecord] = Future()
+    done: Future[pool_jobs.BuiltRecord] = Future()
     done.set_result(found)
     return done
 
 
-def _build_in_pool(game: Game, head: GameSummary, states: bool) -> Future[worker.BuiltRecord]:
+def _build_in_pool(game: Game, head: GameSummary, states: bool) -> Future[pool_jobs.BuiltRecord]:
     """Read the game's log and hand the building of its record to the solver pool."""
-    return pool.submit(worker.build_record, *_arguments(game, head, _log(game), states))
+    return pool.submit(pool_jobs.build_record, *_arguments(game, head, _log(game), states))
 
 
 def _log(game: Game) -> list[tuple[int, str, int]]:
@@ -119,7 +119,7 @@ def _log(game: Game) -> list[tuple[int, str, int]]:
 def _arguments(
     game: Game, head: GameSummary, log: list[tuple[int, str, int]], states: bool
 ) -> tuple[dict[str, Any], list[tuple[int, str, int]], dict[str, Any], bool, bool]:
-    """The arguments of ``worker.build_record`` for ``game`` as ``head`` shows it: plain values
+    """The arguments of ``pool_jobs.build_record`` for ``game`` as ``head`` shows it: plain values
     (the solver pool's processes have no Django, so no model's enumeration may be pickled)."""
     day = game.daily_date or (game.started_at or game.created_at).astimezone(dt.UTC).date()
     fields: dict[str, Any] = {
@@ -133,18 +133,18 @@ def _arguments(
     return plain, log, fields, states, not game.is_daily
 
 
-def _store(game: Game, states: bool, built: worker.BuiltRecord) -> None:
+def _store(game: Game, states: bool, built: pool_jobs.BuiltRecord) -> None:
     """Keep ``built``: it replaces a kept record of another version, or is added — unless another
     process added it meanwhile (the same record: building is deterministic)."""
     values = {
         "body": built.gzipped,
         "etag": built.etag,
         "size": built.size,
-        "version": worker.RECORD_VERSION,
+        "version": pool_jobs.RECORD_VERSION,
     }
     replaced = (
         StoredRecord.objects.filter(game=game, states=states)
-        .exclude(version=worker.RECORD_VERSION)
+        .exclude(version=pool_jobs.RECORD_VERSION)
         .update(**values, created_at=timezone.now())
     )
     if not replaced:

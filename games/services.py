@@ -34,7 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games import pool, signals, worker
+from games import pool, pool_jobs, signals
 from games.clock import utc_today
 from games.engine import (
     Action,
@@ -893,7 +893,7 @@ def _consult(game: Game, before_search: Callable[[], None] | None) -> Hint:
         if answer is not None:
             return answer
     # A lost position kept with another past is only walked back; any other is solved.
-    task = worker.hint_line if kept is None else worker.lost_outlook
+    task = pool_jobs.hint_line if kept is None else pool_jobs.lost_outlook
     seconds = settings.HINT_SECONDS
     with pool.admit(seconds) as admission:
         if before_search is not None:
@@ -914,7 +914,7 @@ def _consult(game: Game, before_search: Callable[[], None] | None) -> Hint:
     return Hint(first.outcome, first.action, first.remaining, _undo(game, first.undo))
 
 
-def _keep(game: Game, steps: Iterable[worker.HintStep]) -> None:
+def _keep(game: Game, steps: Iterable[pool_jobs.HintStep]) -> None:
     """Keep ``steps`` for ``game``: a proved answer replaces an ``unknown`` one, and a lost
     position's new way back replaces the one kept before; a kept win stays as it is."""
     steps = list(steps)

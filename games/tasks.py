@@ -1,30 +1,42 @@
 """The games' background duties, run by the worker tier (``manage.py worker``), never by a web
-process. Each is idempotent: run twice, it does its work once.
+process, and how they are asked for. Each is idempotent: run twice, it does its work once.
 
-Periodic (``canfield_site.worker.schedule``: once per period for the whole deployment):
+Periodic (``core.worker.schedule``: once per period for the whole deployment):
 
 - :func:`close_daily_attempts` (every minute): write the closing of the daily attempts still open
   after their UTC day ended (every read already shows them closed).
 - :func:`analyse_past_days` (every minute): ask for the analyses of the daily attempts of the
-  days over (``games.analysis.sweep``, a few at a time).
+  days over (:func:`sweep_analyses`, a few at a time).
 
 On demand:
 
 - :func:`keep_records`: build and keep a finished game's records once its code is public
   (``games.records``; enqueued by ``games.receivers`` when a game ends).
-- :func:`analyse_game`: where a finished game's win slipped away (``games.analysis``; enqueued
-  when a practice game ends, by the sweep, or by a reader of its analysis), solved here, in the
-  worker's own process.
+- :func:`analyse_game`: where a finished game's win slipped away (``games.analysis``), solved
+  here, in the worker's own process; asked for by :func:`request_analysis` when a practice game
+  ends, by the sweep, or by a reader of its analysis.
+
+This module imports the modules whose work it runs (``games.analysis``, ``games.records``,
+``games.services``); none of them imports it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
-from django_tasks import task
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django_tasks import TaskResultStatus, task
+from django_tasks.exceptions import TaskResultDoesNotExist
 
-from canfield_site.worker.schedule import periodic
+from core.worker.schedule import periodic
 from games import analysis, records, services
+from games.clock import utc_today
+from games.models import Game, GameAnalysis
+
+log = logging.getLogger(__name__)
 
 
 @periodic(every=dt.timedelta(minutes=1))
@@ -47,8 +59,8 @@ def keep_records(game_id: int) -> int:
 @task()
 def analyse_past_days() -> int:
     """Ask for the analyses of the past days' daily attempts that have none, a few at a time
-    (``games.analysis.sweep``); returns how many were asked for."""
-    return analysis.sweep()
+    (:func:`sweep_analyses`); returns how many were asked for."""
+    return sweep_analyses()
 
 
 @task()
@@ -56,3 +68,89 @@ def analyse_game(game_id: int) -> str:
     """Where game ``game_id``'s win slipped away, computed and stored here
     (``games.analysis.analyse``); returns the analysis' status, or ``not_analysable``."""
     return analysis.analyse(game_id)
+
+
+# --- asking for an analysis ---------------------------------------------------------------------
+
+_ALIVE = (TaskResultStatus.READY, TaskResultStatus.RUNNING)
+
+
+def _waiting_task(row: GameAnalysis) -> tuple[str, int] | None:
+    """The status and priority of the task ``row`` waits for, if it is still waiting or running
+    (read through the Tasks API)."""
+    if not row.task_id:
+        return None
+    try:
+        result = analyse_game.get_result(row.task_id)
+    except TaskResultDoesNotExist:
+        return None
+    if result.status not in _ALIVE:
+        return None
+    return str(result.status), int(result.task.priority)
+
+
+def request_analysis(game: Game, priority: int = analysis.PRIORITY_REQUESTED) -> GameAnalysis:
+    """The analysis of ``game`` (analysable: the caller's check) as it stands: a current answer,
+    or a pending row whose task is waiting or running. Enqueues :func:`analyse_game` when there
+    is neither — one task per game at a time, under parallel requests too (the row is locked
+    while it is decided; on SQLite every write transaction is exclusive). A reader asking for an
+    analysis the sweep enqueued behind everything else gets a task of their own priority, which
+    the row then waits for (the first one to run stores the answer; the other finds it current
+    and does nothing). A won game is stored at once (``analysis.store_won``), without a task."""
+    if game.status == Game.Status.WON:
+        row = GameAnalysis.objects.filter(game=game).first()
+        return row if row is not None and analysis.is_current(row) else analysis.store_won(game)
+    with transaction.atomic():
+        row, created = GameAnalysis.objects.select_for_update().get_or_create(
+            game=game,
+            defaults={
+                "status": GameAnalysis.Status.PENDING,
+                "version": analysis.ANALYSIS_VERSION,
+            },
+        )
+        if not created and analysis.is_current(row):
+            return row
+        if not created and row.status == GameAnalysis.Status.PENDING:
+            waiting = _waiting_task(row)
+            if waiting is not None:
+                status, queued_at = waiting
+                if not (priority > queued_at and status == TaskResultStatus.READY):
+                    return row
+        result = analyse_game.using(priority=priority).enqueue(game.pk)
+        row.status = GameAnalysis.Status.PENDING
+        row.version = analysis.ANALYSIS_VERSION
+        row.task_id = str(result.id)
+        row.save(update_fields=["status", "version", "task_id"])
+    log.info("analysis of game %s enqueued (task %s)", game.pk, row.task_id)
+    return row
+
+
+def sweep_analyses(today: dt.date | None = None, batch: int | None = None) -> int:
+    """Ask for the analyses of the daily attempts of the days over (the last
+    ``analysis.SWEEP_DAYS``), newest day first, that have none of this version: at most
+    ``batch`` (``ANALYSIS_BATCH``) analyses waiting at once, so that a run adds only what the
+    worker tier is ready to take. Their tasks wait behind every other duty and behind any
+    reader's (``analysis.PRIORITY_SWEPT``). Returns how many were asked for (won ones stored at
+    once included)."""
+    today = today or utc_today()
+    batch = settings.ANALYSIS_BATCH if batch is None else batch
+    waiting = GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING).count()
+    room = batch - waiting
+    if room <= 0:
+        return 0
+    candidates = (
+        Game.objects.filter(
+            kind=Game.Kind.DAILY,
+            daily_date__lt=today,
+            daily_date__gte=today - dt.timedelta(days=analysis.SWEEP_DAYS),
+            ply__gt=0,
+        )
+        .filter(Q(analysis__isnull=True) | ~Q(analysis__version=analysis.ANALYSIS_VERSION))
+        .order_by("-daily_date", "pk")[:room]
+    )
+    asked = 0
+    for game in candidates:
+        if analysis.analysable(game, today):
+            request_analysis(game, priority=analysis.PRIORITY_SWEPT)
+            asked += 1
+    return asked

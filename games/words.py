@@ -1,5 +1,5 @@
 """The game's words in the active language: suits, ranks, cards and piles, for sentences that
-name them (the engine's reasons, :mod:`games.reasons`). The pages' scripts name them alike
+name them (the engine's reasons, :mod:`games.sentences`). The pages' scripts name them alike
 (``frontend/static/frontend/js/cards.js`` and ``words.js``, from the JavaScript catalog).
 
 Cards and piles come as the engine writes them: ``"QC"``, ``"T2"``.

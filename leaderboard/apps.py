@@ -9,6 +9,7 @@ class LeaderboardConfig(AppConfig):
     def ready(self) -> None:
         from games import services, signals
         from leaderboard import checks, deals, receivers  # noqa: F401 (checks: registers)
+        from leaderboard import signals as board_signals
         from leaderboard.api import errors
 
         errors.register()  # the statuses of this app's refusals
@@ -19,4 +20,7 @@ class LeaderboardConfig(AppConfig):
 
         signals.standing_changed.connect(
             receivers.standing_changed, dispatch_uid="leaderboard.standing_changed"
+        )
+        board_signals.board_changed.connect(
+            receivers.board_changed, dispatch_uid="leaderboard.board_changed"
         )

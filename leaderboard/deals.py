@@ -41,7 +41,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import worker
+from games import pool_jobs
 from games.clock import utc_today
 from games.engine import Card, DealCode
 from games.engine.certify import DAILY_DRAW, DAILY_VARIANT, Certified, NoCertifiedDeal
@@ -126,7 +126,7 @@ def _certify_args(
     max_positions: int | None = None,
     candidates: int | None = None,
 ) -> tuple[bytes, dt.date, int, int, int, float, Band, int]:
-    """The arguments of ``games.worker.certify_day`` for ``day`` (the secret read first: the
+    """The arguments of ``games.pool_jobs.certify_day`` for ``day`` (the secret read first: the
     search itself touches no database)."""
     return (
         deal_secret() if secret is None else secret,
@@ -151,7 +151,7 @@ def certify(
     its line checked by replaying it. ``NoCertifiedDeal`` after ``candidates`` tries
     (``DAILY_DEAL_CANDIDATES``) or ``DAILY_DEAL_SECONDS``. Stores nothing. For a worker's task
     or a command, never a web process."""
-    return worker.certify_day(*_certify_args(day, secret, max_positions, candidates))
+    return pool_jobs.certify_day(*_certify_args(day, secret, max_positions, candidates))
 
 
 def _certifying(day: dt.date) -> Future[Certified]:
@@ -163,7 +163,7 @@ def _certifying(day: dt.date) -> Future[Certified]:
 
     def run() -> None:
         try:
-            found.set_result(worker.certify_day(*args))
+            found.set_result(pool_jobs.certify_day(*args))
         except BaseException as exc:  # (handed to the caller)
             found.set_exception(exc)
 
@@ -210,7 +210,7 @@ def measure(day: dt.date) -> DailyDeal | None:
     row = stored(day)
     if row is None or row.difficulty_share is not None:
         return row
-    found = worker.measure_deal(row.code, settings.DAILY_DIFFICULTY_GAMES)
+    found = pool_jobs.measure_deal(row.code, settings.DAILY_DIFFICULTY_GAMES)
     DailyDeal.objects.filter(date=day, difficulty_share__isnull=True).update(
         **DailyDeal.difficulty_fields(found)
     )

@@ -5,7 +5,7 @@ connections") once ``max_connections`` (100 by default) are in use: a thousand w
 connecting within a second then fail, their sockets closed with 1011. This layer's pool is a
 ``BlockingConnectionPool`` instead: past ``max_connections`` a command waits up to ``timeout``
 seconds for a free connection. Both come from the host's entry in ``CHANNEL_LAYERS`` (defaults
-below). Its connections are ``canfield_site.redis_bounds.BoundedAsyncConnection``: every read
+below). Its connections are ``core.redis_bounds.BoundedAsyncConnection``: every read
 waits at most ``REDIS_TIMEOUT``, a blocking pop its own timeout more.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from channels_redis.core import RedisChannelLayer as BaseRedisChannelLayer  # type: ignore[import-untyped]
 from redis.asyncio import BlockingConnectionPool
 
-from canfield_site.redis_bounds import BoundedAsyncConnection
+from core.redis_bounds import BoundedAsyncConnection
 
 #: Connections per process and host, and seconds a command waits for one.
 MAX_CONNECTIONS = 200

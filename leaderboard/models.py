@@ -179,7 +179,7 @@ class AttemptReview(models.Model):
     """What a fair-play reviewer needs of a daily attempt that nothing else keeps, recorded
     privately when it starts (``leaderboard.review``): the account's age then, and salted hashes
     of the client's network (its /24 or /64, never the address) and of its browser's device
-    cookie (a random id the site gave it, ``canfield_site.devices``). Its actions, undos and
+    cookie (a random id the site gave it, ``core.devices``). Its actions, undos and
     time are the attempt's own. Kept 30 days (``manage.py purge_reviews``; docs/privacy.md),
     never shown but to staff."""
 
@@ -193,7 +193,7 @@ class AttemptReview(models.Model):
         max_length=32,
         blank=True,
         default="",
-        help_text="Salted hash of the browser's device cookie (canfield_site.devices)",
+        help_text="Salted hash of the browser's device cookie (core.devices)",
     )
     account_age = models.DurationField(help_text="How old the account was when it started")
     created = models.DateTimeField(auto_now_add=True)

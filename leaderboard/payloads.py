@@ -1,6 +1,6 @@
 """What the daily-deal and leaderboard API sends, each shape declared once as a ``TypedDict`` and
 built by one function. The API's schema is derived from these declarations
-(``canfield_site.schema``). The live board's frames, whose rows are these board rows, are
+(``core.schema``). The live board's frames, whose rows are these board rows, are
 declared in ``leaderboard.live.frames`` and documented in ``docs/api.md``.
 
 A board row never holds a card or a deal code. Rows show an attempt as it stands at ``now``: one
@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Annotated, TypedDict
 
-from canfield_site.formats import IsoDate, IsoDateTime, iso
+from core.formats import IsoDate, IsoDateTime, iso
 from games.clock import utc_today
 from games.engine.difficulty import Label
 from games.models import Game

@@ -25,7 +25,7 @@ from django.db.models import Avg, Count, Q
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from canfield_site.formats import IsoDate
+from core.formats import IsoDate
 from games.clock import day_end, utc_today
 from games.models import Game
 from games.services import Viewer

@@ -2,7 +2,8 @@
 day's Redis sorted sets (when Redis is configured; if Redis refuses, the worker tier records it
 again later: ``broadcast.record_later``) and makes its day's live board dirty.
 
-Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard.
+Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard. It listens
+to the leaderboard's own ``board_changed`` too (``leaderboard.signals``).
 
 The signal comes after the game's change has committed, so nothing here may fail the request
 that made it: when Redis (the shared cache that coalesces the broadcasts) cannot be reached, the
@@ -11,6 +12,7 @@ live update is skipped with a warning — watchers resync from the database when
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
@@ -41,3 +43,8 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
             log.warning(
                 "leaderboard: no live update of %s, Redis is away (%s)", game.daily_date, exc
             )
+
+
+def board_changed(sender: Any, day: dt.date, **kwargs: Any) -> None:
+    """``day``'s board changed (``leaderboard.signals.board_changed``): its watchers are sent it."""
+    broadcast.mark_dirty(day)

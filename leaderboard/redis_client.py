@@ -1,6 +1,6 @@
 """The leaderboard's own Redis connection (``settings.REDIS_URL``, never the cache's, which may
 evict): every command of the boards' sorted sets and of the live board's stored snapshots goes
-through :func:`client`, whose waits are bounded (``canfield_site.redis_bounds``)."""
+through :func:`client`, whose waits are bounded (``core.redis_bounds``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from canfield_site.redis_bounds import client as bounded_client
+from core.redis_bounds import client as bounded_client
 
 
 def enabled() -> bool:
@@ -18,7 +18,7 @@ def enabled() -> bool:
 
 def client() -> Any:
     """This process's Redis client (a connection pool of bounded waits, for
-    ``settings.REDIS_URL``: ``canfield_site.redis_bounds``)."""
+    ``settings.REDIS_URL``: ``core.redis_bounds``)."""
     return bounded_client()
 
 

@@ -3,7 +3,7 @@ the suspicious ones, and disqualification.
 
 **Recorded privately** when an attempt starts (:func:`record_start`, an ``AttemptReview``): the
 account's age; the client's *network* — its /24 (IPv4) or /64 (IPv6) prefix — and its *device*
-— the first-party device cookie (``canfield_site.devices``), a random id the site gave the
+— the first-party device cookie (``core.devices``), a random id the site gave the
 browser — each HMAC-hashed with the deployment's ``SECRET_KEY`` (the same network or browser
 gives the same value; the value gives nothing back, and is worthless without the key). The rest
 a reviewer needs is the attempt's own: its actions, undos, time, and its line against the day's
@@ -54,7 +54,7 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from canfield_site.networks import network
+from core.networks import network
 from games import services as games
 from games.clock import utc_today
 from games.engine import Canfield
@@ -94,7 +94,7 @@ def _hashed(kind: str, value: str) -> str:
 
 def network_of(address: str) -> str:
     """A salted hash of the network of ``address`` (its /24 or /64), or "" for no address."""
-    net = network(address)  # (one definition: canfield_site.networks)
+    net = network(address)  # (one definition: core.networks)
     return "" if net is None else _hashed("fair-play", str(net))
 
 

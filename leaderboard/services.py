@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from canfield_site.formats import iso
+from core.formats import iso
 from games import services as games
 from games.clock import day_end, utc_today
 from games.errors import GameError
@@ -272,7 +272,7 @@ def day_rows(days: list[DailyDeal]) -> list[DayRow]:
 
 
 def find_player(username: str) -> User:
-    # (a guest, marked by an accounts.Guest row, is no player: canfield_site.accounts.guests)
+    # (a guest, marked by an accounts.Guest row, is no player: core.accounts.guests)
     user = User.objects.filter(username__iexact=username, guest__isnull=True).first()
     if user is None:
         raise GameError("not_found", _("No such player."))

@@ -2,7 +2,7 @@
 web process. Each is idempotent: run twice, or again after its worker was lost, it does its work
 once (a day is dealt once, settled once).
 
-Periodic (``canfield_site.worker.schedule``: once per period for the whole deployment):
+Periodic (``core.worker.schedule``: once per period for the whole deployment):
 
 - :func:`deal_ahead` (every minute): keep today's and tomorrow's deals dealt — a day with no deal
   is claimed and certified here, in the worker (single-flight across workers: ``deals.claim``);
@@ -26,10 +26,10 @@ import logging
 from django.utils import timezone
 from django_tasks import task
 
-from canfield_site.worker.schedule import periodic
+from core.worker.schedule import periodic
 from games.clock import day_end, utc_today
 from games.models import Game
-from leaderboard import deals, review, standings
+from leaderboard import deals, review, signals, standings
 from leaderboard.standings import sets
 
 log = logging.getLogger(__name__)
@@ -119,8 +119,6 @@ def record_again(day: str, game_ids: list[int], attempt: int = 1) -> list[int]:
     then broadcast the day. Those Redis refuses again are tried again later — waiting twice as
     long each time, up to ``RECORD_RETRY_CAP`` seconds — until the day is over (its board is then
     read from SQL and its final ranks). Returns the attempts still unrecorded."""
-    from leaderboard.live import broadcast  # (the broadcaster enqueues this task)
-
     date = dt.date.fromisoformat(day)
     failed = [
         game.pk
@@ -133,5 +131,5 @@ def record_again(day: str, game_ids: list[int], attempt: int = 1) -> list[int]:
             day, failed, attempt + 1
         )
     elif not failed:
-        broadcast.mark_dirty(date)
+        signals.board_changed.send(sender=Game, day=date)
     return failed

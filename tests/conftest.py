@@ -28,7 +28,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from canfield_site import redis_bounds
+from core import redis_bounds
 from games.engine.difficulty import Band
 from tests.support import TEST_DEAL_POSITIONS, TEST_DIFFICULTY_GAMES, TEST_DIFFICULTY_WEEK
 
@@ -108,7 +108,7 @@ def _clear_cache() -> None:
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     """Throttle counters and anything else cached start empty in every test, and Redis is not
-    marked down by an earlier test (canfield_site.redis_bounds)."""
+    marked down by an earlier test (core.redis_bounds)."""
     redis_bounds.breaker.reset()
     _clear_cache()
 

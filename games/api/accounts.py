@@ -1,11 +1,11 @@
-"""What the games app tells the site's accounts (``canfield_site.accounts.guests``): a player's
+"""What the games app tells the site's accounts (``core.accounts.guests``): a player's
 games are theirs — a guest who signs up keeps them — and a game made or an action logged is a
 player's activity (a guest with none for ``GUEST_IDLE_DAYS`` is purged). ``GamesConfig.ready``
 calls :func:`register`."""
 
 from __future__ import annotations
 
-from canfield_site.accounts import guests
+from core.accounts import guests
 from games.models import Game
 
 

@@ -18,9 +18,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canfield_site.api_errors import ErrorSerializer
-from canfield_site.schema import serializer_for
-from games import analysis, services
+from core.api_errors import ErrorSerializer
+from core.schema import serializer_for
+from games import analysis, services, tasks
 from games.clock import utc_today
 from games.errors import not_found
 from games.models import GameAnalysis
@@ -114,4 +114,4 @@ class GameAnalysisView(APIView):
             raise not_found()
         if not analysis.analysable(game, utc_today()):
             raise not_found()
-        return Response(analysis_dict(analysis.request(game)))
+        return Response(analysis_dict(tasks.request_analysis(game)))

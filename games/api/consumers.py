@@ -35,7 +35,7 @@ Each of those few threads keeps its database connection between messages
 (:func:`on_kept_connection`): a message borrows none from the PostgreSQL pool, so it costs no
 lending and no check of a connection; one that saw an error or lay unused is given back.
 
-Like every websocket, it is within ``canfield_site.socket_limits`` (message size, rate, unread
+Like every websocket, it is within ``core.socket_limits`` (message size, rate, unread
 output, sockets per network), around every route in ``canfield_site/asgi.py``.
 """
 
@@ -60,9 +60,9 @@ from django.db import close_old_connections, connections
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import APIException, AuthenticationFailed
 
-from canfield_site.accounts.auth import ExpiringTokenAuthentication
-from canfield_site.api_errors import UNAVAILABLE, UNAVAILABLE_RETRY
-from canfield_site.parsers import MAX_DEPTH, depth
+from core.accounts.auth import ExpiringTokenAuthentication
+from core.api_errors import UNAVAILABLE, UNAVAILABLE_RETRY
+from core.parsers import MAX_DEPTH, depth
 from games import payloads, services
 from games.api import moves
 from games.clock import utc_today

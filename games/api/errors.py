@@ -1,13 +1,13 @@
 """The games app's refusals at the API: the HTTP status of each code its services refuse with,
 and a ``GameError``'s body (``GameError.to_dict``: the engine's reason in the request's
 language). :func:`register` gives both to the site's exception handler
-(``canfield_site.api_errors``); ``GamesConfig.ready`` calls it."""
+(``core.api_errors``); ``GamesConfig.ready`` calls it."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from canfield_site.api_errors import register_error, register_statuses
+from core.api_errors import register_error, register_statuses
 from games.errors import GameError
 
 STATUS: Final = {

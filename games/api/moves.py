@@ -18,8 +18,8 @@ from typing import Any
 from rest_framework.exceptions import APIException, Throttled
 from rest_framework.throttling import SimpleRateThrottle
 
-from canfield_site import throttling
-from canfield_site.api_errors import error_body
+from core import throttling
+from core.api_errors import error_body
 from games import payloads, services
 from games.api.serializers import ActionSerializer, FinishedGameDict, FinishSerializer
 from games.clock import utc_today
@@ -59,7 +59,7 @@ def resign_game(game_id: int, user: services.Viewer) -> GameDict:
 
 def count_action(user: services.Viewer) -> None:
     """Count one against the player's actions limit (``THROTTLE_ACTIONS``), under the key the
-    REST views' throttle counts them by (``canfield_site.throttling.ScopedThrottle``: DRF's
+    REST views' throttle counts them by (``core.throttling.ScopedThrottle``: DRF's
     key of the user, hashed), so that actions over REST and over the socket share one limit; or
     raise ``Throttled`` (with the wait) when it is full, counting nothing."""
     key = SimpleRateThrottle.cache_format % {"scope": ACTIONS_SCOPE, "ident": user.pk}
@@ -69,7 +69,7 @@ def count_action(user: services.Viewer) -> None:
 
 
 def refusal(exc: GameError | APIException) -> dict[str, Any]:
-    """The body the REST API answers ``exc`` with (``canfield_site.api_errors``): ``code``,
+    """The body the REST API answers ``exc`` with (``core.api_errors``): ``code``,
     ``message`` and the extra fields (``reason``, ``ply``, ``fields``, ``retry_after``)."""
     if isinstance(exc, GameError):
         return exc.to_dict()

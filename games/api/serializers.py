@@ -10,8 +10,8 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from canfield_site import strict
-from canfield_site.schema import serializer_for
+from core import strict
+from core.schema import serializer_for
 from games.engine.actions import PILE_NAMES
 from games.models import Game
 from games.payloads import GameDict, HintDict, PlayedGameDict, RecordDict, VerdictDict

@@ -2,7 +2,7 @@
 moves through ``games.api.moves``, which the game's websocket answers with too).
 
 Every refusal is raised by the services as ``GameError`` and answered by the site's exception
-handler (``canfield_site.api_errors``) as ``{"code", "message"}`` with the code's status.
+handler (``core.api_errors``) as ``{"code", "message"}`` with the code's status.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canfield_site import throttling
-from canfield_site.accounts import guests
-from canfield_site.accounts.players import player
-from canfield_site.api_errors import ErrorSerializer
-from canfield_site.strict import read_query
-from games import payloads, records, services, worker
+from core import throttling
+from core.accounts import guests
+from core.accounts.players import player
+from core.api_errors import ErrorSerializer
+from core.strict import read_query
+from games import payloads, pool_jobs, records, services
 from games.api import moves
 from games.api.serializers import (
     ActionRequest,
@@ -75,7 +75,7 @@ def _errors(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
 
 class GameListView(GenericAPIView[Game]):
     def get_permissions(self) -> list[Any]:
-        # A visitor may start a practice game: they become a guest (canfield_site.accounts.guests).
+        # A visitor may start a practice game: they become a guest (core.accounts.guests).
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
     @extend_schema(
@@ -272,7 +272,7 @@ class GameRecordView(APIView):
         return record_response(request, records.record_of(game, utc_today(), query["states"]))
 
 
-def record_response(request: Request, record: worker.BuiltRecord) -> HttpResponse:
+def record_response(request: Request, record: pool_jobs.BuiltRecord) -> HttpResponse:
     """A record as stored: gzip-compressed to a client that accepts it, with a weak ``ETag``
     (its JSON's digest: the same for either encoding) that answers ``If-None-Match`` with 304."""
     etag = f'W/"{record.etag}"'

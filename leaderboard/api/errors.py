@@ -1,13 +1,13 @@
 """The leaderboard's refusals at the API: the HTTP status of each code its services refuse with
 (as ``games.errors.GameError``, whose body the games app registers). :func:`register` gives them
-to the site's exception handler (``canfield_site.api_errors``); ``LeaderboardConfig.ready``
+to the site's exception handler (``core.api_errors``); ``LeaderboardConfig.ready``
 calls it."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from canfield_site.api_errors import register_statuses
+from core.api_errors import register_statuses
 
 STATUS: Final = {
     "invalid_date": 400,

@@ -9,8 +9,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from canfield_site import strict
-from canfield_site.schema import serializer_for
+from core import strict
+from core.schema import serializer_for
 from leaderboard.payloads import BoardPage, DayRow, PlayerPage, TodayDict
 from leaderboard.picture import PictureDict
 

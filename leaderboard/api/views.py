@@ -17,10 +17,10 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from canfield_site.accounts.players import account
-from canfield_site.api_errors import ErrorSerializer
-from canfield_site.devices import device_id
-from canfield_site.strict import read_query
+from core.accounts.players import account
+from core.api_errors import ErrorSerializer
+from core.devices import device_id
+from core.strict import read_query
 from games.api.serializers import GameSerializer, RecordQuerySerializer, RecordSerializer
 from games.clock import utc_today
 from games.payloads import game_dict

@@ -67,7 +67,7 @@ from django.core.cache import cache
 from django.db import connections, transaction
 from django.db.models import F
 
-from leaderboard import standings
+from leaderboard import standings, tasks
 from leaderboard.live import fanout, frames, snapshots
 from leaderboard.models import DailyDeal
 
@@ -163,8 +163,6 @@ def _prepare_apart(day: dt.date) -> dict[str, Any] | None:
 def rebuild_soon(day: dt.date) -> None:
     """Have the worker tier build ``day``'s Redis sets from SQL, unless it was asked to within
     ``REBUILD_TIMEOUT`` seconds."""
-    from leaderboard import tasks  # (its record_again calls mark_dirty)
-
     if cache.add(rebuild_key(day), 1, timeout=REBUILD_TIMEOUT):
         try:
             tasks.rebuild_board.enqueue(day.isoformat())
@@ -297,8 +295,6 @@ def record_later(day: dt.date, game_id: int) -> None:
     """Recording attempt ``game_id`` in ``day``'s Redis sets failed: have the worker tier record
     it again (from SQL, as it then stands) and broadcast the day once it is
     (``leaderboard.tasks.record_again``)."""
-    from leaderboard import tasks  # (its record_again calls mark_dirty)
-
     try:
         tasks.record_again.enqueue(day.isoformat(), [game_id])
     except Exception:  # the change is committed: never fail its request

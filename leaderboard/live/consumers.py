@@ -34,7 +34,7 @@ reconnects later. A command of the layer that fails while Redis answers (a read 
 busy process) is tried again, not taken for Redis away (``leaderboard.live.fanout``).
 
 Like every websocket of the site, the board's sockets are served within the site's limits
-(``canfield_site.socket_limits``, around every websocket route): a message over the size limit
+(``core.socket_limits``, around every websocket route): a message over the size limit
 closes the socket with 1009, more messages than its rate allows with 1008, a client that leaves
 its output unread is dropped, a network's sockets past its cap are refused with 4429 — the
 consumer never sees those messages or sockets. The same layer chooses the socket's language

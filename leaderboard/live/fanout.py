@@ -38,7 +38,7 @@ stays connected to a hub that no longer listens.
 
 Of a socket the hub keeps its place in its day's set, from ``join`` to ``leave`` (which its
 consumer calls however it ends), and nothing else: no queue — an update goes straight to the
-socket's ``send``, where the site's limit on unread output applies (``canfield_site.socket_limits``)
+socket's ``send``, where the site's limit on unread output applies (``core.socket_limits``)
 — and a day whose last socket left is forgotten with its snapshot and its group. The one queue
 is the hub's channel's, one per process, bounded by the channel layer's capacity: 100 messages,
 of which a day sends at most one per broadcast window (0.25 s), so that it fills only if the hub
@@ -63,8 +63,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.utils import timezone
 
-from canfield_site.formats import iso
-from canfield_site.redis_bounds import answers as redis_answers
+from core.formats import iso
+from core.redis_bounds import answers as redis_answers
 from leaderboard.live import snapshots
 
 log = logging.getLogger(__name__)

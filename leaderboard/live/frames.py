@@ -18,7 +18,7 @@ from typing import Annotated, Literal, NotRequired, TypedDict
 
 from django.utils import timezone
 
-from canfield_site.formats import IsoDate, IsoDateTime, iso
+from core.formats import IsoDate, IsoDateTime, iso
 from leaderboard import payloads, standings
 from leaderboard.payloads import BoardRow
 

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from django.core.cache import cache
 
-from canfield_site.redis_bounds import FAILURES
+from core.redis_bounds import FAILURES
 from leaderboard import redis_client
 from leaderboard.live.frames import SnapshotFrame, snapshot_frame
 from leaderboard.models import DailyDeal

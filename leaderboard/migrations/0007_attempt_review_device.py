@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
             field=models.CharField(
                 blank=True,
                 default="",
-                help_text="Salted hash of the browser's device cookie (canfield_site.devices)",
+                help_text="Salted hash of the browser's device cookie (core.devices)",
                 max_length=32,
             ),
         ),

@@ -132,7 +132,7 @@ def test_the_other_error_pages_are_the_sites_own_and_the_api_keeps_json(
 ) -> None:
     from django.contrib.auth.models import AnonymousUser
 
-    from canfield_site import api_errors
+    from core import api_errors
 
     view = getattr(api_errors, handler)
     for path, kind in (("/games/7/", "text/html"), ("/api/games/7/", "application/json")):

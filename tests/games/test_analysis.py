@@ -21,7 +21,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from canfield_site.worker.schedule import DUTIES
+from core.worker.schedule import DUTIES
 from games import analysis, services, tasks
 from games.engine import Action, Canfield, IllegalAction
 from games.engine.solver import Outcome, shorten, solve
@@ -286,7 +286,7 @@ def test_an_analysis_of_another_version_is_computed_again(owner, api):
 
 def test_a_pending_analysis_whose_task_is_gone_is_asked_for_again_once(owner, api):
     game = finished(owner, CODE, WORKED_EXAMPLE)
-    analysis.request(game)
+    tasks.request_analysis(game)
     DBTaskResult.objects.filter(task_path=TASK).delete()  # (pruned, say)
 
     assert api.get(url(game)).json() == {"status": "analysing"}
@@ -347,34 +347,40 @@ def test_the_sweep_asks_for_the_past_days_attempts_a_batch_at_a_time(db, django_
     current = attempt(5, today, ["D"])  # today's: not before its day is over
     old = attempt(6, today - dt.timedelta(days=analysis.SWEEP_DAYS + 1), ["D"])
 
-    assert analysis.sweep(batch=2) == 2
+    assert tasks.sweep_analyses(batch=2) == 2
     asked = set(GameAnalysis.objects.values_list("game_id", "status"))
     assert asked == {(won.pk, "ready"), (lost[0].pk, "pending")}  # the won one needs no task
     [task] = DBTaskResult.objects.filter(task_path=TASK)
     assert (task.args_kwargs["args"], task.priority) == ([lost[0].pk], analysis.PRIORITY_SWEPT)
 
-    assert analysis.sweep(batch=2) == 1  # one waiting: room for one more
-    assert analysis.sweep(batch=2) == 0  # two waiting
+    assert tasks.sweep_analyses(batch=2) == 1  # one waiting: room for one more
+    assert tasks.sweep_analyses(batch=2) == 0  # two waiting
     GameAnalysis.objects.filter(status="pending").update(status="ready")
-    assert analysis.sweep(batch=2) == 1
-    assert analysis.sweep(batch=10) == 0  # nothing left in the sweep's days
+    assert tasks.sweep_analyses(batch=2) == 1
+    assert tasks.sweep_analyses(batch=10) == 0  # nothing left in the sweep's days
     swept = set(GameAnalysis.objects.values_list("game_id", flat=True))
     assert swept == {won.pk, *(game.pk for game in lost)}
     assert not swept & {untouched.pk, current.pk, old.pk}
 
 
-def test_a_reader_moves_a_swept_analysis_ahead(owner, api):
+def test_a_reader_gets_a_swept_analysis_at_their_own_priority(owner, api):
     game = finished(owner, LOST_CODE, ["D"], kind="daily", daily_date=utc_today())
     dated(game, utc_today() - dt.timedelta(days=1))
-    analysis.sweep()
-    [task] = DBTaskResult.objects.filter(task_path=TASK)
-    assert task.priority == analysis.PRIORITY_SWEPT
+    tasks.sweep_analyses()
+    [swept] = DBTaskResult.objects.filter(task_path=TASK)
+    assert swept.priority == analysis.PRIORITY_SWEPT
 
     assert api.get(url(game)).json() == {"status": "analysing"}
+    assert api.get(url(game)).json() == {"status": "analysing"}  # (asked once more: no third)
 
-    task.refresh_from_db()
-    assert task.priority == analysis.PRIORITY_REQUESTED
-    assert enqueued(game) == [task]
+    swept_task, asked = enqueued(game)
+    assert (swept_task.pk, swept_task.priority) == (swept.pk, analysis.PRIORITY_SWEPT)
+    assert asked.priority == analysis.PRIORITY_REQUESTED
+    assert GameAnalysis.objects.get(game=game).task_id == str(asked.pk)
+
+    run_worker()  # the reader's first; the swept one then finds the answer current
+    assert api.get(url(game)).json()["status"] == "ready"
+    assert sorted(row.return_value for row in enqueued(game)) == ["ready", "ready"]
 
 
 def test_the_sweep_is_a_periodic_duty_of_every_minute():

@@ -27,8 +27,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from canfield_site.accounts.auth import lifetime
 from canfield_site.asgi import application
+from core.accounts.auth import lifetime
 from games import services
 from games.api import consumers
 from games.engine import DealCode

@@ -98,7 +98,7 @@ def test_the_search_runs_in_the_solver_pool_not_in_the_web_process(owner_api, ga
         raise AssertionError("a search ran in the web process")
 
     monkeypatch.setattr("games.engine.solver.solve", no_search_here)
-    monkeypatch.setattr("games.worker.solve", no_search_here)  # (this process's copy of it)
+    monkeypatch.setattr("games.pool_jobs.solve", no_search_here)  # (this process's copy of it)
     before = pool.stats()
 
     response = hint(owner_api, game)

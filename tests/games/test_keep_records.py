@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from games import pool, records, services, tasks, worker
+from games import pool, pool_jobs, records, services, tasks
 from games.models import Game, StoredRecord
 from tests.conftest import token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE, play_tokens, utc_today, winning_line
@@ -61,8 +61,8 @@ def test_a_practice_game_that_ends_has_its_records_kept_by_the_worker(owner, oth
     task.refresh_from_db()
     assert (task.status, task.return_value) == (TaskResultStatus.SUCCESSFUL, 2)
     assert [(states, version) for _, states, _, version in kept(game)] == [
-        (False, worker.RECORD_VERSION),
-        (True, worker.RECORD_VERSION),
+        (False, pool_jobs.RECORD_VERSION),
+        (True, pool_jobs.RECORD_VERSION),
     ]
     client = token_client(other)
     before = pool.stats()["submitted"]
@@ -110,7 +110,7 @@ def test_it_builds_nothing_for_a_game_in_progress(game):
 
 def test_it_replaces_a_kept_record_of_another_version_and_keeps_the_current_one(game):
     services.resign(game, game.owner)
-    version = worker.RECORD_VERSION
+    version = pool_jobs.RECORD_VERSION
     StoredRecord.objects.create(
         game=game, states=False, body=b"", etag="old", size=0, version=version - 1
     )

@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from games import pool, services, worker
+from games import pool, pool_jobs, services
 from games.engine import GameRecord, verify_record
 from games.models import StoredRecord
 from tests.conftest import token_client
@@ -238,7 +238,7 @@ def test_a_kept_record_of_another_version_is_built_again_and_replaced(other_api,
         body=gzip.compress(old_body),
         etag="an-older-etag",
         size=len(old_body),
-        version=worker.RECORD_VERSION - 1,
+        version=pool_jobs.RECORD_VERSION - 1,
     )
     before = searches()
 
@@ -252,7 +252,7 @@ def test_a_kept_record_of_another_version_is_built_again_and_replaced(other_api,
     kept = StoredRecord.objects.get(game=game, states=False)
     assert kept.pk == old.pk  # the row replaced, not a second one beside it
     assert (kept.version, gzip.decompress(bytes(kept.body))) == (
-        worker.RECORD_VERSION,
+        pool_jobs.RECORD_VERSION,
         response.content,
     )
     assert other_api.get(f"/api/games/{game.pk}/record/").content == response.content
@@ -261,7 +261,7 @@ def test_a_kept_record_of_another_version_is_built_again_and_replaced(other_api,
 
 def test_a_records_json_is_pinned_to_its_version():
     """The bytes of one record, known: a change to a record's JSON (its fields, the player's
-    view, the text notation) fails here — then raise ``games.worker.RECORD_VERSION``, so that
+    view, the text notation) fails here — then raise ``games.pool_jobs.RECORD_VERSION``, so that
     the records kept in the older shape are built again, and pin the new bytes."""
     head = {
         "id": 1,
@@ -278,6 +278,6 @@ def test_a_records_json_is_pinned_to_its_version():
     log = [(0, "R-T2", 0), (1, "R-F1", 5), (2, "T2:2-T4", 5)]
     fields = {"code": CODE, "player": "owner", "date": "2030-06-15", "result": "resigned"}
 
-    built = worker.build_record(head, log, {**fields, "score": 5}, states=True, sees_hidden=True)
+    built = pool_jobs.build_record(head, log, {**fields, "score": 5}, states=True, sees_hidden=True)
 
-    assert (worker.RECORD_VERSION, built.etag) == (2, "786bbbf2ab49c8676cfe60b78741c51b")
+    assert (pool_jobs.RECORD_VERSION, built.etag) == (2, "786bbbf2ab49c8676cfe60b78741c51b")

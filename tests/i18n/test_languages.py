@@ -16,11 +16,11 @@ from django.utils import translation
 from django.utils.translation import ngettext
 from rest_framework.test import APIClient
 
-from canfield_site.accounts.models import LanguagePreference
 from canfield_site.asgi import application
+from core.accounts.models import LanguagePreference
 from games import services
 from games.engine import Reason
-from games.reasons import describe
+from games.sentences import describe
 from tests.conftest import PASSWORD
 from tests.games.helpers import CODE
 

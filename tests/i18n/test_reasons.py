@@ -13,7 +13,7 @@ from games.engine import REASON_CODES, IllegalAction, NotationError, Reason
 from games.engine import reasons as engine_reasons
 from games.engine.reasons import RULE_CODES
 from games.errors import GameError, engine_refusal
-from games.reasons import SENTENCES, describe
+from games.sentences import SENTENCES, describe
 from tests.engine.helpers import REASONS
 
 LANGUAGES = ["en", "tr", "fi", "sq"]

@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from rest_framework.test import APIClient
 
-from canfield_site.accounts.models import Guest
+from core.accounts.models import Guest
 from games.engine import DealCode, daily_deal_code
 from games.engine.symmetry import COLUMN_ORDERS, SUIT_MAPS, Symmetry, canonical
 from games.models import DealtDeck, Game

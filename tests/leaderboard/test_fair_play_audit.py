@@ -16,7 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from canfield_site.devices import COOKIE
+from core.devices import COOKIE
 from games.engine import Action, Canfield
 from games.engine.players import CASUAL, play
 from games.engine.solver import solve

@@ -30,7 +30,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from redis import Redis
 
-from canfield_site import redis_bounds
+from core import redis_bounds
 from leaderboard.layers import RedisChannelLayer
 from leaderboard.live import broadcast, fanout, snapshots
 from tests.leaderboard.helpers import utc_today

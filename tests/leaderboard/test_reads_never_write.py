@@ -17,7 +17,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django_tasks_db.models import DBTaskResult
 
-from canfield_site import redis_bounds
+from core import redis_bounds
 from games import services as games
 from leaderboard import redis_client, standings, tasks
 from leaderboard.live import broadcast, frames, snapshots

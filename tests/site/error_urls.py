@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 
-from canfield_site.api_errors import ApiError
+from core.api_errors import ApiError
 
 
 class Refused(Exception):
@@ -62,7 +62,7 @@ urlpatterns = [
     path("", include("canfield_site.urls")),
 ]
 
-handler400 = "canfield_site.api_errors.handler400"
-handler403 = "canfield_site.api_errors.handler403"
-handler404 = "canfield_site.api_errors.handler404"
-handler500 = "canfield_site.api_errors.handler500"
+handler400 = "core.api_errors.handler400"
+handler403 = "core.api_errors.handler403"
+handler404 = "core.api_errors.handler404"
+handler500 = "core.api_errors.handler500"

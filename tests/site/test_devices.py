@@ -1,4 +1,4 @@
-"""The device cookie (canfield_site/devices.py): a random id on a browser's first page —
+"""The device cookie (core/devices.py): a random id on a browser's first page —
 HttpOnly, SameSite=Lax, Secure behind HTTPS, a year — never on the API's answers nor to a token
 client, kept only as a salted hash on the fair-play review of a daily attempt."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 
-from canfield_site import devices
+from core import devices
 from leaderboard import review
 from leaderboard.models import AttemptReview
 from tests.conftest import token_client

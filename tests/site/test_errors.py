@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
-from canfield_site import api_errors
+from core import api_errors
 from games.engine import REASON_CODES
 from games.engine.reasons import DEAL_CODE_CODES, NOTATION_CODES, RULE_CODES
 from tests.site.error_urls import Refused

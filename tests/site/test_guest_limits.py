@@ -1,7 +1,7 @@
-"""The limits of new practice games (canfield_site.accounts.guests.practice_player): per player
+"""The limits of new practice games (core.accounts.guests.practice_player): per player
 (THROTTLE_PRACTICE) and per network for everyone (THROTTLE_PRACTICE_NETWORK), and for guests per
 network (THROTTLE_GUESTS: new guests; THROTTLE_GUEST_GAMES: their games). A network is an IPv4
-/24 or an IPv6 /64 (canfield_site.networks). Each holds under a burst of parallel requests, one
+/24 or an IPv6 /64 (core.networks). Each holds under a burst of parallel requests, one
 thread and database connection each, as tests/site/test_throttling_bursts.py does for the
 others; a request one limit refuses, or whose game is refused, uses up none of the others."""
 
@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from canfield_site.accounts.models import Guest
+from core.accounts.models import Guest
 from games.models import Game
 from tests.conftest import PASSWORD, SessionClient, token_client
 from tests.games.helpers import CODE

@@ -1,4 +1,4 @@
-"""Guests: a visitor plays practice games without an account (canfield_site.accounts.guests).
+"""Guests: a visitor plays practice games without an account (core.accounts.guests).
 
 People: a ``visitor`` (a browser with no session: their first practice game makes them a guest),
 the ``owner`` (a player, who must never see the guest's games, nor the guest theirs), and the
@@ -18,10 +18,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from canfield_site.accounts import guests, tasks
-from canfield_site.accounts.models import Guest
-from canfield_site.accounts.serializers import USERNAME_RESERVED
-from canfield_site.worker import schedule
+from core.accounts import guests, tasks
+from core.accounts.models import Guest
+from core.accounts.serializers import USERNAME_RESERVED
+from core.worker import schedule
 from games import payloads, services
 from games.engine import DealCode
 from games.models import Game, LoggedAction
@@ -425,7 +425,7 @@ def test_the_purge_is_a_duty_of_the_worker_tier():
     guest = new_guest()
     age(guest, 365)
 
-    duty = schedule.DUTIES["canfield_site.accounts.tasks.purge_guests"]
+    duty = schedule.DUTIES["core.accounts.tasks.purge_guests"]
 
     assert duty.every == dt.timedelta(hours=1)
     assert tasks.purge_guests.call() == 1

@@ -1,9 +1,15 @@
-"""The apps depend one way (STYLE.md): ``games.engine`` ← ``games`` ← ``leaderboard`` ←
-``frontend``, with ``canfield_site`` wiring them. The HTTP layer (DRF, drf-spectacular and the
-site's API code) is imported only by the apps' ``api`` packages; the site imports no app but in
-its wiring (URLs, settings, the ASGI application), and the apps give it what it needs of them
-(their error tables) from their ``AppConfig.ready``. What both sides share is a module of the
-standard library alone (``canfield_site.formats``)."""
+"""The project's floors (STYLE.md, docs/architecture.md), from the ground up:
+
+- ``games.engine``: the rules, the solver; the standard library alone;
+- ``core``: what the apps stand on (accounts, limits, API errors, bounded Redis, the task tier);
+  it imports none of the apps nor the wiring;
+- ``games`` ← ``leaderboard`` ← ``frontend``: the apps, each importing only those below it;
+- ``canfield_site``: the wiring (settings, URLs, the ASGI application), which names them all.
+
+The HTTP layer (DRF, drf-spectacular and the API parts of ``core``) is imported only by the apps'
+``api`` packages (and ``frontend``, which serves pages). No import runs back up a floor, and no
+two modules import each other, at any depth of a file (a function's import counts), outside the
+engine's type-only references."""
 
 from __future__ import annotations
 
@@ -14,100 +20,168 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HTTP = ("rest_framework", "drf_spectacular", "canfield_site")
-APPS = ("games", "leaderboard", "frontend")
-#: The site's modules that every layer may import: standard library only (tested below).
-SHARED = ("canfield_site.formats", "canfield_site.lifeline", "canfield_site.networks")
-#: What else the apps may use of ``canfield_site``, which is not HTTP: the bounded connections to
-#: Redis (redis-py and Django's settings) and the worker tier's schedule of periodic duties.
-NOT_HTTP = ("canfield_site.redis_bounds", "canfield_site.worker.schedule")
-#: The site's wiring, which names the apps: its URLs, its settings, its ASGI application.
-WIRING = ("urls.py", "settings.py", "asgi.py")
+FLOORS = ("games.engine", "core", "games", "leaderboard", "frontend", "canfield_site")
+HTTP = ("rest_framework", "drf_spectacular", "core.schema", "core.api_errors", "core.strict")
+#: The parts of ``core`` that every floor may use: the standard library alone (tested below).
+SHARED = ("core.formats", "core.lifeline", "core.networks")
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module ``path`` imports, at any depth of the file (relative imports resolved)."""
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, *, type_only: bool = True) -> set[str]:
+    """Every module ``path`` imports, at any depth of the file (relative imports resolved);
+    without ``type_only``, those under ``if TYPE_CHECKING:`` left out."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    tree = ast.parse(path.read_text(), str(path))
+    skipped: set[int] = set()
+    if not type_only:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skipped.update(id(inner) for child in node.body for inner in ast.walk(child))
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                found.add(f"{base}.{node.module}" if node.module else base)
+                base = f"{base}.{node.module}" if node.module else base
             else:
-                found.add(node.module or "")
+                base = node.module or ""
+            found.add(base)
+            # `from games import services` imports the module games.services
+            found.update(f"{base}.{alias.name}" for alias in node.names)
     return found
 
 
-def modules(app: str, *, outside: tuple[str, ...] = ()) -> list[Path]:
+def sources(*tops: str, outside: tuple[str, ...] = ()) -> list[Path]:
     return [
         path
-        for path in sorted((ROOT / app).rglob("*.py"))
-        if not any(part in outside for part in path.relative_to(ROOT / app).parts)
+        for top in tops
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if not any(part in outside for part in path.relative_to(ROOT).parts)
     ]
 
 
-def offenders(paths: list[Path], forbidden: tuple[str, ...]) -> dict[str, list[str]]:
+def floor_of(module: str) -> int | None:
+    """The floor of a module of the project (the longest floor name it starts with)."""
+    best = None
+    for index, name in enumerate(FLOORS):
+        if module == name or module.startswith(name + "."):
+            if best is None or len(name) > len(FLOORS[best]):
+                best = index
+    return best
+
+
+def upward() -> dict[str, list[str]]:
     found = {}
-    for path in paths:
+    for path in sources("games", "core", "leaderboard", "frontend", "canfield_site"):
+        own = floor_of(module_name(path))
+        assert own is not None
         bad = sorted(
             m
             for m in imports_of(path)
-            if (m.split(".")[0] in forbidden or m in forbidden) and m not in SHARED + NOT_HTTP
+            if (floor := floor_of(m)) is not None and floor > own and m not in SHARED
         )
         if bad:
             found[str(path.relative_to(ROOT))] = bad
     return found
 
 
+def test_no_import_runs_back_up_a_floor():
+    assert upward() == {}
+
+
+def test_the_check_sees_an_import_up_a_floor():
+    assert floor_of("core.throttling") < floor_of("games.services") < floor_of("leaderboard.tasks")
+    assert floor_of("games.engine.game") < floor_of("core.worker.schedule")
+    wiring = imports_of(ROOT / "canfield_site" / "asgi.py")
+    assert {"games.routing", "leaderboard.routing"} <= wiring
+
+
+def cycles() -> list[list[str]]:
+    """The import circles among the project's modules (Tarjan's strongly connected components),
+    type-only imports left out."""
+    paths = sources("games", "core", "leaderboard", "frontend", "canfield_site")
+    names = {module_name(path): path for path in paths}
+    graph = {
+        name: sorted(m for m in imports_of(path, type_only=False) if m in names and m != name)
+        for name, path in names.items()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            # (a package and the modules it re-exports are one thing, not a circle)
+            if len(component) > 1 and not all(
+                c.startswith(min(component, key=len)) for c in component
+            ):
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for name in graph:
+        if name not in index:
+            visit(name)
+    return found
+
+
+def test_no_two_modules_import_each_other():
+    assert cycles() == []
+
+
 @pytest.mark.parametrize("app", ["games", "leaderboard"])
 def test_only_the_api_packages_import_the_http_layer(app):
-    assert offenders(modules(app, outside=("api", "migrations")), HTTP) == {}
+    found = {}
+    for path in sources(app, outside=("api", "migrations", "admin.py")):
+        bad = sorted(
+            m for m in imports_of(path) if any(m == h or m.startswith(h + ".") for h in HTTP)
+        )
+        if bad:
+            found[str(path.relative_to(ROOT))] = bad
+    assert found == {}
 
 
-def test_games_never_imports_the_leaderboard_or_the_frontend():
-    assert offenders(modules("games"), ("leaderboard", "frontend")) == {}
-
-
-def test_the_leaderboard_never_imports_the_frontend():
-    assert offenders(modules("leaderboard"), ("frontend",)) == {}
-
-
-def test_the_check_sees_the_http_layer_where_it_is_allowed():
-    serializers = ROOT / "games" / "api" / "serializers.py"
-
-    assert "canfield_site.schema" in imports_of(serializers)
-    assert offenders([serializers], HTTP) == {
-        "games/api/serializers.py": [
-            "canfield_site",
-            "canfield_site.schema",
-            "drf_spectacular.utils",
-            "rest_framework",
-        ]
+def test_the_ground_imports_no_app():
+    found = {
+        str(path.relative_to(ROOT)): sorted(
+            m for m in imports_of(path) if m.split(".")[0] in {"games", "leaderboard", "frontend"}
+        )
+        for path in sources("core")
     }
-
-
-def test_the_site_imports_no_app_outside_its_wiring():
-    assert offenders(modules("canfield_site", outside=WIRING), APPS) == {}
-
-
-def test_the_check_sees_the_site_s_wiring():
-    assert offenders([ROOT / "canfield_site" / "asgi.py"], APPS) == {
-        "canfield_site/asgi.py": ["games", "leaderboard.live.broadcast", "leaderboard.routing"]
-    }
+    assert {path: bad for path, bad in found.items() if bad} == {}
 
 
 @pytest.mark.parametrize("module", SHARED)
-def test_what_every_layer_shares_is_the_standard_library_alone(module):
+def test_what_every_floor_shares_is_the_standard_library_alone(module):
     path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
     imported = {m.split(".")[0] for m in imports_of(path)}
     assert imported and imported <= set(sys.stdlib_module_names) | {"__future__"}
 
 
-def test_the_apps_register_their_error_tables_with_the_site():
-    from canfield_site.api_errors import STATUS
+def test_the_apps_register_their_error_tables_with_the_ground():
+    from core.api_errors import STATUS
     from games.api.errors import STATUS as GAMES
     from leaderboard.api.errors import STATUS as LEADERBOARD
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from canfield_site.accounts import hashing
+from core.accounts import hashing
 from tests.conftest import PASSWORD
 from tests.games.helpers import iso
 

@@ -9,7 +9,7 @@ import pytest
 import redis
 from django.core.cache.backends.redis import RedisCache
 
-from canfield_site import redis_bounds
+from core import redis_bounds
 from tests.support import BlackHole, RedisServer
 
 

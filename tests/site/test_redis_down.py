@@ -4,7 +4,7 @@ A real Daphne process whose REDIS_URL points at a Redis that is away, with the d
 limits on: the cache (rate limits, the broadcasts' coalescing) and the channel layer (live
 updates) both fail on every use. Two ways to be away: a closed port of 127.0.0.1 (nothing listens
 there: refused at once), and a black hole (a server that accepts connections and never answers:
-every wait must be bounded, ``canfield_site.redis_bounds``). Each path a player takes is
+every wait must be bounded, ``core.redis_bounds``). Each path a player takes is
 exercised over HTTP and a websocket; the log of the process must hold no server error.
 """
 

@@ -5,7 +5,7 @@ pool started (a hint), on one migrated SQLite file.
   open and a search in flight — whose request answers 503 ``busy``. (Before: a Daphne stopped
   during a hint never exited: the request's thread waited for an event loop that was gone.)
 - ``kill -9``: its pool's workers, which it could not stop, end by themselves within seconds
-  (``games.worker.start_worker``). (Before: they ran on for good, adopted by init.)
+  (``games.pool_jobs.start_worker``). (Before: they ran on for good, adopted by init.)
 """
 
 from __future__ import annotations

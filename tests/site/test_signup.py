@@ -6,8 +6,8 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from canfield_site.accounts import hashing
-from canfield_site.accounts.serializers import USERNAME_RULES, USERNAME_TAKEN
+from core.accounts import hashing
+from core.accounts.serializers import USERNAME_RULES, USERNAME_TAKEN
 from tests.conftest import PASSWORD
 from tests.games.helpers import iso
 
@@ -152,7 +152,7 @@ def test_it_answers_a_lost_race_for_the_name_as_taken(api):
     User.objects.create_user("dave", password=PASSWORD)
 
     # Another sign-up takes the name between the check and the insert.
-    with mock.patch("canfield_site.accounts.serializers.username_taken", return_value=False):
+    with mock.patch("core.accounts.serializers.username_taken", return_value=False):
         response = api.post(URL, {"username": "Dave", "password": PASSWORD})
 
     assert response.status_code == 400

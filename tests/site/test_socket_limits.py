@@ -1,4 +1,4 @@
-"""Sockets that cannot be flooded (``canfield_site.socket_limits``), against a real Daphne.
+"""Sockets that cannot be flooded (``core.socket_limits``), against a real Daphne.
 
 The audit's attack — 20 anonymous sockets on today's board sending 1 KB of ``{"type":
 "zzz…"}`` in a loop and reading nothing — grew a Daphne by 536 MB in 20 s. Here each such
@@ -282,7 +282,7 @@ def test_a_request_in_time_is_answered_and_the_connection_kept(daphne):
 
 
 def test_daphne_still_makes_what_the_adapter_replaces():
-    """canfield_site.socket_limits.limit_daphne_connections gives Daphne's factories subclasses
+    """core.socket_limits.limit_daphne_connections gives Daphne's factories subclasses
     by their names in daphne.server, and its channel overrides steps of Twisted's: if Daphne or
     Twisted change those, this says so (the live tests above would fail less clearly)."""
     import importlib

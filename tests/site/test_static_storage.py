@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from canfield_site.storage import IncrementalCompressedStaticFilesStorage
+from core.storage import IncrementalCompressedStaticFilesStorage
 
 
 def compressed(storage, names):

@@ -4,8 +4,8 @@ from django.test import RequestFactory
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from canfield_site.accounts import hashing
-from canfield_site.throttling import ScopedThrottle, address_key, network_of
+from core.accounts import hashing
+from core.throttling import ScopedThrottle, address_key, network_of
 from tests.conftest import PASSWORD
 
 
@@ -290,7 +290,7 @@ def test_on_redis_a_count_is_in_the_caches_redis_for_every_process_to_see(settin
         pytest.skip("no Redis: the counts are this process's, in its in-memory cache")
     import redis
 
-    from canfield_site.throttling import Counter
+    from core.throttling import Counter
 
     throttle_rates(hints="2/min")
     counter = Counter("hints", "someone")

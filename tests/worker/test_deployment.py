@@ -236,7 +236,7 @@ def supervised(migrated: Path, tmp_path: Path) -> tuple[subprocess.Popen[bytes],
     env = django_env(f"sqlite:///{fresh_database(migrated, tmp_path)}")
     port = free_port()
     supervisor = subprocess.Popen(
-        [sys.executable, "-m", "canfield_site.supervise"]
+        [sys.executable, "-m", "core.supervise"]
         + ["--", DAPHNE, "-b", "127.0.0.1", "-p", str(port), "canfield_site.asgi:application"]
         + ["--", sys.executable, "manage.py", "worker"],
         cwd=ROOT,

@@ -1,5 +1,5 @@
 """The worker's loop is django-tasks-db's own, with a bounded stop and a beat beside it
-(``canfield_site.worker.runner``); a lost worker's task is made ready again."""
+(``core.worker.runner``); a lost worker's task is made ready again."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.management.commands.db_worker import Worker as DatabaseWorker
 from django_tasks_db.models import DBTaskResult
 
-from canfield_site.worker import runner
-from canfield_site.worker.models import WorkerBeat
+from core.worker import runner
+from core.worker.models import WorkerBeat
 from tests.worker.tasks import mark
 
 

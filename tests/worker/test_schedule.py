@@ -1,5 +1,5 @@
 """Periodic duties are enqueued once per period for the whole deployment, however many workers
-beat (``canfield_site.worker.schedule``)."""
+beat (``core.worker.schedule``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 from django_tasks_db.models import DBTaskResult
 
-from canfield_site.worker import schedule
-from canfield_site.worker.models import Duty
+from core.worker import schedule
+from core.worker.models import Duty
 
 SETTLE = "leaderboard.tasks.settle_days"
 
@@ -28,12 +28,12 @@ def test_every_app_s_duties_are_registered():
     assert {
         "games.tasks.close_daily_attempts",
         "games.tasks.analyse_past_days",
-        "canfield_site.accounts.tasks.purge_guests",
+        "core.accounts.tasks.purge_guests",
         "leaderboard.tasks.deal_ahead",
         "leaderboard.tasks.settle_days",
         "leaderboard.tasks.rebuild_today",
         "leaderboard.tasks.purge_reviews",
-        "canfield_site.worker.tasks.prune_task_results",
+        "core.worker.tasks.prune_task_results",
     } <= set(schedule.DUTIES)
     assert schedule.DUTIES[SETTLE].every == dt.timedelta(minutes=1)
 

@@ -1,0 +1,35 @@
+"""What an account keeps besides Django's user: the player's language, and whether the user is a
+guest."""
+
+from django.conf import settings
+from django.db import models
+
+
+class LanguagePreference(models.Model):
+    """The language a player chose in the menu; applied again whenever they log in."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="language_preference"
+    )
+    # One of settings.LANGUAGES (checked where it is written: a new language needs no migration).
+    language = models.CharField(max_length=8)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.language}"
+
+
+class Guest(models.Model):
+    """Marks a user as a guest: a visitor who started a practice game without an account
+    (``core.accounts.guests``). The row is the mark — not the username, which a guest
+    gets from a pattern sign-up refuses but an older account may have. A guest has no password,
+    plays through the browser's session, and is on no board, player page or list; signing up or
+    logging in from that session moves their games to the account and deletes the guest."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="guest"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"guest {self.user_id}"

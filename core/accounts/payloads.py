@@ -1,0 +1,45 @@
+"""What the accounts endpoints answer, declared once (the schema's serializers derive from it)."""
+
+from __future__ import annotations
+
+from typing import Annotated, TypedDict
+
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+
+from core.accounts.auth import expires_at
+from core.accounts.guests import is_guest
+from core.formats import IsoDateTime, iso
+
+
+class AuthResultDict(TypedDict):
+    """What sign-up and log-in answer: the canonical username and the API token."""
+
+    username: str
+    token: Annotated[str, "For scripts: send `Authorization: Token <token>`."]
+    expires_at: Annotated[
+        IsoDateTime, "When the token stops working (TOKEN_LIFETIME_DAYS after it was issued)."
+    ]
+
+
+class MeDict(TypedDict):
+    """Who is logged in."""
+
+    username: str
+    guest: Annotated[
+        bool,
+        "A guest: a visitor who played without an account (practice games only; signing up "
+        "or logging in keeps their games).",
+    ]
+
+
+def me(user: User) -> MeDict:
+    return {"username": user.get_username(), "guest": is_guest(user)}
+
+
+def auth_result(user: User, token: Token) -> AuthResultDict:
+    return {
+        "username": user.get_username(),
+        "token": token.key,
+        "expires_at": iso(expires_at(token)) or "",
+    }

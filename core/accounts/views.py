@@ -1,0 +1,175 @@
+"""POST /api/auth/signup/, /api/auth/login/, /api/auth/logout/ and GET /api/auth/me/.
+
+Sign-up and log-in open a session (for the pages, CSRF-protected as DRF does for session
+authentication) and answer the user's API token (for scripts: `Authorization: Token <key>`) with
+its expiry: a token works for TOKEN_LIFETIME_DAYS days, and log-in gives a new one once the
+current one has expired (core.accounts.auth).
+A failed log-in is 400 `invalid_credentials`: the request was understood and refused, and a
+401 would tell a page it needs to log in, which is what it is doing.
+Both hash a password, which never holds a database connection and runs in a bounded number of
+slots per process (core.accounts.hashing): when none is free within LOGIN_HASH_WAIT the
+answer is 503 `busy` with Retry-After, at once, and nothing is done.
+Signing up or logging in from a guest's session keeps the guest's games: they become the
+account's, in the same transaction, and the guest is deleted (core.accounts.guests).
+"""
+
+from typing import Any
+
+from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core import throttling
+from core.accounts import auth, guests, hashing
+from core.accounts.auth import fresh_token
+from core.accounts.payloads import auth_result, me
+from core.accounts.players import player
+from core.api_errors import ApiError, ErrorSerializer
+from core.throttling import LoginLimits
+
+from .serializers import (
+    USERNAME_TAKEN,
+    AuthResultSerializer,
+    LoginSerializer,
+    MeSerializer,
+    SignupSerializer,
+)
+
+_ERRORS: dict[int | str, Any] = {
+    400: ErrorSerializer,
+    403: ErrorSerializer,
+    429: ErrorSerializer,
+    503: ErrorSerializer,
+}
+
+
+def busy(exc: hashing.Busy) -> ApiError:
+    """503 ``busy``: no slot to hash a password in (``retry_after``, and ``Retry-After``)."""
+    return ApiError(503, "busy", exc.message, retry_after=exc.retry_after)
+
+
+class SignupView(APIView):
+    permission_classes = [AllowAny]
+    throttle_scope = "signup"
+
+    @extend_schema(
+        operation_id="auth_signup",
+        request=SignupSerializer,
+        responses={201: AuthResultSerializer, **_ERRORS},
+        tags=["auth"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = SignupSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        guest = guests.guest_of(request)
+        try:
+            encoded = hashing.hash_password(data["password"])  # (no connection held meanwhile)
+        except hashing.Busy as exc:
+            raise busy(exc) from None
+        try:
+            with transaction.atomic():
+                user = User.objects.create(
+                    username=User.normalize_username(data["username"]), password=encoded
+                )
+                token = Token.objects.create(user=user)
+                if guest is not None:
+                    guests.adopt(guest, user)
+        except IntegrityError:
+            # Someone took the name (in another case) between the check and the insert.
+            raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
+        login(request._request, user, backend=hashing.BACKEND)
+        auth.give(request._request, token)  # (a log-out of this session ends it)
+        throttling.remember_network(request, user.username)  # (its owner's network)
+        return Response(auth_result(user, token), status=201)
+
+
+class LoginView(APIView):
+    """Limited per client address (every attempt), per account and network, and per account
+    (failed attempts): see ``core.throttling.LoginLimits``; a 429's message says
+    which."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="auth_login",
+        request=LoginSerializer,
+        responses={200: AuthResultSerializer, **_ERRORS},
+        tags=["auth"],
+    )
+    def post(self, request: Request) -> Response:
+        raw = request.data.get("username") if isinstance(request.data, dict) else None
+        limits = LoginLimits(request, raw if isinstance(raw, str) else "")
+        if (refusal := limits.admit()) is not None:  # (counted before any password is hashed)
+            raise refusal
+        serializer = LoginSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            # Usernames are unique ignoring case: "bob" logs in as "Bob". An unknown name still
+            # costs a hash (no timing oracle): hashing.SlotBackend.
+            user = authenticate(
+                request._request,
+                username=serializer.validated_data["username"],
+                password=serializer.validated_data["password"],
+            )
+        except hashing.Busy as exc:
+            limits.not_checked()
+            raise busy(exc) from None
+        if user is None:
+            raise ApiError(400, "invalid_credentials", _("Wrong username or password."))
+        limits.succeeded()
+        guest = guests.guest_of(request)
+        if guest is not None and guest.pk != user.pk:
+            with transaction.atomic():
+                guests.adopt(guest, user)
+        token = fresh_token(user)  # the current one, or a new one once it has expired
+        login(request._request, user)
+        auth.give(request._request, token)  # (a log-out of this session ends it)
+        return Response(auth_result(user, token))
+
+
+class LogoutView(APIView):
+    """Ends the session, and the token it was given: logging out with a token deletes that token
+    (the next log-in makes a new one); logging out of a session deletes the token its log-in or
+    sign-up answered, if it is still the user's (``core.accounts.auth.end_given``) — a
+    session that was given no token leaves the user's token to their scripts."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="auth_logout",
+        request=None,
+        responses={204: None, 403: ErrorSerializer},
+        tags=["auth"],
+    )
+    def post(self, request: Request) -> Response:
+        if isinstance(request.auth, Token):
+            request.auth.delete()
+        elif request.user.is_authenticated:
+            auth.end_given(request._request, request.user)
+        logout(request._request)
+        return Response(status=204)
+
+
+@method_decorator(ensure_csrf_cookie, name="dispatch")
+class MeView(APIView):
+    """Who is logged in, and whether as a guest. Also sets the csrftoken cookie that session
+    clients send back."""
+
+    @extend_schema(
+        operation_id="auth_me",
+        responses={200: MeSerializer, 401: ErrorSerializer},
+        tags=["auth"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(me(player(request)))
