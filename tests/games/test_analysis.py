@@ -363,6 +363,7 @@ def test_the_sweep_asks_for_the_past_days_attempts_a_batch_at_a_time(db, django_
     assert not swept & {untouched.pk, current.pk, old.pk}
 
 
+@pytest.mark.django_db(transaction=True)  # (the worker runs the tasks as deployed)
 def test_a_reader_gets_a_swept_analysis_at_their_own_priority(owner, api):
     game = finished(owner, LOST_CODE, ["D"], kind="daily", daily_date=utc_today())
     dated(game, utc_today() - dt.timedelta(days=1))
