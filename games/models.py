@@ -109,6 +109,12 @@ class Game(models.Model):
         db_default=False,
         help_text="A daily attempt staff took off the board (leaderboard.review): never ranked",
     )
+    board_revision = models.PositiveIntegerField(
+        default=0,
+        db_default=0,
+        help_text="Raised each time staff take the attempt off its board or put it back: part of "
+        "the version its board entries carry, so that a later change outranks an earlier one",
+    )
 
     engine_state = models.TextField(
         blank=True,

@@ -28,11 +28,14 @@ board is the merge of the two sets, and where an open attempt falls among finish
 merged. A rank is two ``ZLEXCOUNT`` in one round trip. The keys carry a tag of the members' layout
 (:data:`LAYOUT`): sets written with another definition of the key are never read.
 
-**Updates.** A hash maps each attempt to its member and a version (``2 × ply + finished``, which
-only grows), another to the values its board row shows (player, status, counters, times: a page
-is then read from Redis alone); one Lua script replaces an attempt's member and values only with a
-newer or equal version, so that an update and a rebuild that race never bring back older ones. An
-attempt that is no longer ranked (``order.is_ranked``) is taken out of them the same way. A
+**Updates.** A hash maps each attempt to its member and a version (:func:`version`: the times
+staff took it off its board or put it back, then ``2 × ply + finished``; it only grows), another
+to the values its board row shows (player, status, counters, times: a page is then read from Redis
+alone); one Lua script replaces an attempt's member and values only with a newer or equal
+version, so that an update and a rebuild that race never bring back older ones. An attempt that
+is no longer ranked (``order.is_ranked``) is taken out of them the same way, and its version is
+kept (``"<version> -"``): an action's update that reaches Redis after the attempt was
+disqualified carries an older version, and never puts it back. A
 rebuild loads the day's attempts from SQL under a lock, then marks the day ready. The keys expire
 a day after the day's end (an hour at least, three days at most); a past day is read from its
 final ranks once settled (``leaderboard.standings.settled``).
@@ -87,7 +90,8 @@ LAYOUT = hashlib.sha256(
 
 # KEYS: finished set, open set, hash, rows hash. ARGV: time to live (seconds), then for each
 # attempt five values: id, version, set ("f", "o", or "-": not on the board), member, row. The
-# hash holds "<version> <set><member>", the rows hash the row's values (:func:`row_values`).
+# hash holds "<version> <set><member>" ("<version> -" for an attempt taken off), the rows hash the
+# row's values (:func:`row_values`).
 UPSERT = """
 local fin, open, hash, rows = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local changed = 0
@@ -101,12 +105,14 @@ for i = 2, #ARGV, 5 do
       apply = false
     else
       local oldset = string.sub(old, space + 1, space + 1)
-      redis.call('ZREM', oldset == 'f' and fin or open, string.sub(old, space + 2))
+      if oldset ~= '-' then
+        redis.call('ZREM', oldset == 'f' and fin or open, string.sub(old, space + 2))
+      end
     end
   end
   if apply then
     if which == '-' then
-      redis.call('HDEL', hash, id)
+      redis.call('HSET', hash, id, version .. ' -')
       redis.call('HDEL', rows, id)
     else
       redis.call('ZADD', which == 'f' and fin or open, 0, member)
@@ -169,20 +175,32 @@ def open_at(member: str, clock: int) -> str:
     return full_member(member, clock)
 
 
+#: How far apart two revisions of an attempt's versions are: more than ``2 × ply + 1`` can reach.
+REVISION = 2**32
+
+
+def version(game: Game) -> int:
+    """The version of ``game``'s entry: its ``board_revision`` (staff took it off its board or put
+    it back), then ``2 × ply + finished``. Every later state of the attempt has a larger one, an
+    exact integer in Lua's numbers (below 2^53 for two million revisions)."""
+    finished = int(game.finished_at is not None or not game.is_in_progress)
+    return game.board_revision * REVISION + 2 * game.ply + finished
+
+
 def entry(game: Game) -> tuple[int, int, str, str]:
     """(id, version, set, member) of an attempt: set ``"o"`` (open) or ``"f"`` (finished), or
     ``"-"`` for an attempt not on the board. An attempt still open in the database after its
     day's end stays in the open set: at its day's clock (the day's end) it stands where
     ``Game.apply_day_end`` puts it."""
-    version = 2 * game.ply + int(game.finished_at is not None or not game.is_in_progress)
+    current = version(game)
     opened = OpenStanding.of(game)
     if opened is not None:
-        return game.pk, version, "o", opened.member()
+        return game.pk, current, "o", opened.member()
     assert game.daily_date is not None
     finished = Standing.of(game, day_end(game.daily_date))
     if finished is None:
-        return game.pk, version, "-", ""
-    return game.pk, version, "f", finished.member()
+        return game.pk, current, "-", ""
+    return game.pk, current, "f", finished.member()
 
 
 def row_values(game: Game, username: str) -> str:
@@ -293,16 +311,15 @@ def rebuild(day: dt.date) -> bool:
         return False
     rows = attempts(day).values_list(
         "id", "status", "foundation_cards", "ply", "started_at", "finished_at",
-        "day_over", "score", "owner__username",
+        "day_over", "score", "board_revision", "owner__username",
     )  # fmt: skip
     batch: list[Entry] = []
     probe = Game(kind=Game.Kind.DAILY, daily_date=day)
-    for game_id, status, cards, ply, started, finished, day_over, score, username in rows.iterator(
-        chunk_size=BATCH
-    ):
+    for row in rows.iterator(chunk_size=BATCH):
+        game_id, status, cards, ply, started, finished, day_over, score, revision, username = row
         probe.pk, probe.status, probe.foundation_cards, probe.ply = game_id, status, cards, ply
         probe.started_at, probe.finished_at = started, finished
-        probe.day_over, probe.score = day_over, score
+        probe.day_over, probe.score, probe.board_revision = day_over, score, revision
         batch.append((*entry(probe), row_values(probe, username)))
         if len(batch) >= BATCH:
             _upsert(redis, keys, batch)

@@ -251,6 +251,40 @@ def test_it_never_lets_an_older_update_replace_a_newer_one(db):
     assert [g.ply for g in board.rows(0, 1)] == [5]
 
 
+@pytest.mark.skipif(not REDIS, reason="needs REDIS_URL")
+def test_an_action_recorded_after_a_disqualification_never_puts_the_attempt_back(db):
+    """An action's after-commit update that reaches Redis after staff took the attempt off its
+    board (its receiver was slow) carries the attempt as the action left it, not disqualified:
+    it must not put it back. And once put back, a late update of its removal must not take it
+    off again."""
+    rows = [
+        {"status": "in_progress", "ply": p, "started_at": NOON, "finished_at": None} for p in (5, 6)
+    ]
+    game, other = make(DAY, rows)
+    sets.forget(DAY)
+    assert sets.rebuild(DAY)
+    as_the_action_left_it = Game.objects.select_related("owner").get(pk=game.pk)
+
+    games.set_disqualified(game.pk, True)  # (recorded: taken out of the sets)
+    assert sets.record(Game.objects.select_related("owner").get(pk=game.pk))
+    off = Game.objects.select_related("owner").get(pk=game.pk)
+    assert sets.record(as_the_action_left_it)  # the late receiver
+
+    board = sets.board(DAY, NOON)
+    assert board is not None
+    assert (board.count, [g.pk for g in board.rows(0, 10)]) == (1, [other.pk])
+    assert board.rank_of(off) is None
+
+    games.set_disqualified(game.pk, False)
+    assert sets.record(Game.objects.select_related("owner").get(pk=game.pk))
+    assert sets.record(off)  # a late update of the removal
+
+    board = sets.board(DAY, NOON)
+    assert board is not None
+    assert sorted(g.pk for g in board.rows(0, 10)) == sorted([game.pk, other.pk])
+    assert board.count == 2
+
+
 def test_a_condition_added_to_the_ranked_attempts_takes_an_attempt_off_every_board(db):
     """The hook a later rule (a disqualified flag, say) joins: one more condition in
     ``order.RANKED`` takes the attempts it refuses off the SQL board, off the Redis sets once
