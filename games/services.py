@@ -443,9 +443,9 @@ def play(
     lock, as every other change is: the answer is then what the game has become.
 
     ``known``: the caller's copy of the row (:class:`Known`), played on without reading it when
-    the action is made in its position; anything else — a refusal, a row that moved on — is
-    answered from the row as it is read, as without it. Left holding the game as played, or
-    nothing.
+    the action is made in its position and is written; anything else — a refusal, a row that
+    moved on, a tap that does nothing (no write to confirm the copy) — is answered from the row
+    as it is read, as without it. Left holding the game as played, or nothing.
     """
     if isinstance(action, str):
         _parse(action)  # malformed input is refused whatever the game and position
@@ -453,9 +453,14 @@ def play(
     kept, engine = _take(known, game_id, ply, today)
     if kept is not None:
         try:
-            return _remember(known, _play(kept, ply, action, engine))
+            result = _play(kept, ply, action, engine)
         except (GameError, _Moved):
             pass  # (answered from the row as it is)
+        else:
+            # Written under the row's conditions (_store): the copy was current. A tap that did
+            # nothing wrote nothing, so it says nothing of that: the row is read, as over REST.
+            if result.applied is not None:
+                return _remember(known, result)
     game = _owned(game_id, user)
     if not (game.is_in_progress and game.day_is_over(today)):
         try:
@@ -747,7 +752,8 @@ def set_disqualified(game_id: int, disqualified: bool) -> Game:
             raise not_found()
         if game.disqualified != disqualified:
             game.disqualified = disqualified
-            game.save(update_fields=["disqualified"])
+            game.board_revision += 1
+            game.save(update_fields=["disqualified", "board_revision"])
             _announce(game)
     return game
 

@@ -107,6 +107,25 @@ def test_a_known_copy_overtaken_elsewhere_is_answered_as_the_row_stands(owner):
     assert logged(game) == list(enumerate(WORKED_EXAMPLE))
 
 
+def test_a_tap_that_does_nothing_on_an_overtaken_copy_is_stale_as_over_rest(owner):
+    """A tap that moves nothing writes nothing, so it cannot tell whether the copy is current:
+    the row is read, and a copy another client overtook is answered ``stale_ply``, as REST
+    answers the same tap; in the position the row stands at, it is played (applied nothing)."""
+    game = services.new_game(owner, code=CODE)
+    known = services.Known()
+    services.play(game.pk, owner, 0, "R-T2", known)
+    services.play(game.pk, owner, 1, "R-F1")  # another tab, over REST
+
+    for copy in (known, None):
+        with pytest.raises(GameError) as refused:
+            services.play(game.pk, owner, 1, {"tap": "F2"}, copy)
+        assert (refused.value.code, refused.value.extra["ply"]) == ("stale_ply", 2)
+
+    result = services.play(game.pk, owner, 2, {"tap": "F2"}, known)
+    assert (result.applied, result.game.ply) == (None, 2)
+    assert logged(game) == [(0, "R-T2"), (1, "R-F1")]
+
+
 def test_a_known_copy_of_a_game_resigned_elsewhere_is_refused_game_over(owner):
     game = services.new_game(owner, code=CODE)
     known = services.Known()
