@@ -284,6 +284,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "core.security.ContentSecurityPolicyMiddleware",
+    # A NUL byte in a path, query, cookie or header: 400 before anything reads it (core.security).
+    "core.security.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A browser's device id, on its first HTML page (after WhiteNoise: never on a static file);
     # for the fair-play review, hashed (core/devices.py, docs/privacy.md).
@@ -690,6 +692,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"intended_unavailable": {"()": "core.logs.IntendedUnavailable"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # A 503 the service answers by design is logged once, as a warning, by the code that gives it.
+    "loggers": {"django.request": {"filters": ["intended_unavailable"]}},
 }

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, TypeVar
 
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import BadRequest, ImproperlyConfigured
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
@@ -202,9 +202,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         response["Retry-After"] = str(response.data["retry_after"])
         if response.status_code == 503:
             # A service that asks to be asked again (busy, deal_pending) is working as meant:
-            # a warning, not the error Django would log for a 5xx.
+            # a warning, not the error Django logs for a 5xx (core.logs leaves that one out).
             log.warning("503 %s: %s", response.data["code"], context["request"].path)
-            response._has_been_logged = True  # type: ignore[attr-defined]
     return response
 
 
@@ -270,9 +269,12 @@ def error_page(
 
 
 def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """400: the request's own fault. A ``BadRequest`` raised with a sentence (the NUL guard,
+    ``core.security``) says it; anything else is "Bad request."."""
+    said = isinstance(exception, BadRequest) and exception.args and str(exception.args[0])
     if _is_api(request):
-        return _json(400, "bad_request", gettext("Bad request."))
-    return error_page(request, 400)
+        return _json(400, "bad_request", said or gettext("Bad request."))
+    return error_page(request, 400, said or "")
 
 
 def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:

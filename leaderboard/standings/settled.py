@@ -179,5 +179,9 @@ def games_with_final_ranks() -> QuerySet[Game]:
 def final_rank_of(game: Game) -> FinalRank | None:
     """``game``'s final rank row as loaded with it (:func:`games_with_final_ranks`); ``None``
     if its day is not settled, or if it was not loaded."""
-    found = game._state.fields_cache.get("final_rank")  # (select_related caches None too)
-    return found if isinstance(found, FinalRank) else None
+    if not Game.final_rank.is_cached(game):  # (select_related caches a missing row too)
+        return None
+    try:
+        return game.final_rank
+    except FinalRank.DoesNotExist:
+        return None

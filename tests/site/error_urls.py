@@ -57,6 +57,7 @@ urlpatterns = [
         failing(DjangoValidationError({"code": ["Not a deal code."]})),
     ),
     path("api/crash/", failing(RuntimeError("boom"))),
+    path("api/busy/", failing(ApiError(503, "busy", "Busy: ask again.", retry_after=2))),
     path("api/refused/", failing(Refused("over_quota"))),
     path("api/nested/", nested),
     path("", include("canfield_site.urls")),

@@ -23,6 +23,24 @@ def registry(monkeypatch):
     monkeypatch.setattr(api_errors, "_BODIES", dict(api_errors._BODIES))
 
 
+def test_a_503_by_design_is_one_warning_and_a_crash_an_error(api, caplog):
+    """A 503 the service gives by design (busy: ask again) is working as meant: logged once, as a
+    warning with its code, never as Django's error for a 5xx (core.logs); a crash stays an
+    error, with its traceback."""
+    caplog.set_level("WARNING")
+    busy = api.get("/api/busy/")
+    assert (busy.status_code, busy["Retry-After"], busy.json()["code"]) == (503, "2", "busy")
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("core.api_errors", "WARNING", "503 busy: /api/busy/")
+    ]
+    caplog.clear()
+
+    crashed = Client(raise_request_exception=False).get("/api/crash/")
+    assert crashed.status_code == 500
+    errors = [r for r in caplog.records if r.name == "django.request"]
+    assert [r.levelname for r in errors] == ["ERROR"] and errors[0].exc_info is not None
+
+
 def test_it_answers_a_registered_domain_error_at_its_codes_status(api, registry):
     api_errors.register_statuses({"over_quota": 429})
     api_errors.register_error(Refused, lambda exc: {"code": exc.code, "message": "No.", "left": 0})
