@@ -565,7 +565,7 @@ def main() -> None:
         "process; background duties (certifying a day's deal, finished games' records) run in the "
         "worker tier (docs/architecture.md), never in the pool; `benchmarks/offload.py` measures "
         "what that buys, each figure next to a baseline of the same run.\n",
-        "Why a `concurrent.futures.ProcessPoolExecutor` owned by each web process: a Daphne "
+        "Why a process pool (pebble's `ProcessPool`) owned by each web process: a Daphne "
         "process serves all its requests and sockets on one event loop, its views on threads, all "
         "under one interpreter lock, so a search on any of its threads slowed everything it "
         "served; a worker process has its own. The pool needs nothing to run (`make run` stays one "
@@ -575,7 +575,12 @@ def main() -> None:
         "more "
         "tasks than it has workers, a task waits at most `SOLVER_WAIT` and only if a worker is due "
         "to be free by then (`SOLVER_QUEUE` at most waiting), else 503 `busy` with `Retry-After`, "
-        "and every task has a deadline (its own budget, plus `SOLVER_WAIT`). A player's search "
+        "and every task has a deadline (its own budget, plus `SOLVER_WAIT`): past it, its worker "
+        "is killed and replaced, and its request answers `busy`. Pebble brings the deadlines, the "
+        "workers killed and replaced, and their initializer; the admission is the pool's own "
+        "(`games/pool.py`: pebble queues every task it is given, without limit, behind whatever "
+        "runs), as are a new pool when pebble finds one broken (a worker that died while none "
+        "worked) and the stop that answers every request still waiting `busy`. A player's search "
         "is answered within seconds or not at all, so it stays beside "
         "the web process; work that answers no request went to the worker tier (Django's Tasks "
         "API, `benchmarks/worker.py`).\n",

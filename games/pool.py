@@ -4,17 +4,16 @@ request needs (a record built), run in worker processes, never on a thread of a 
 A Daphne process serves every request and websocket of its own on one event loop, with Django's
 views in threads around it; all of them share one interpreter lock. A search of two seconds on
 one of those threads took the lock from everything else: four players asking for hints made
-everyone's moves 28 times slower. So each web process owns a
-:class:`concurrent.futures.ProcessPoolExecutor` of ``SOLVER_WORKERS`` processes (1 by default),
-made on first use, whose tasks are the pure functions of ``games.pool_jobs``. A thread of the web
-process only waits for a result, which costs no CPU. Background duties (dealing a day, keeping
-records) are not the pool's: the worker tier runs them (``manage.py worker``).
+everyone's moves 28 times slower. So each web process owns a :class:`pebble.ProcessPool` of
+``SOLVER_WORKERS`` processes (1 by default), made on first use, whose tasks are the pure
+functions of ``games.pool_jobs``. A thread of the web process only waits for a result, which
+costs no CPU. Background duties (dealing a day, keeping records) are not the pool's: the worker
+tier runs them (``manage.py worker``).
 
-**A task starts at once, or soon, or not at all.** The executor never holds more tasks than it
-has workers, so nothing ever queues inside it behind long work: a task is *admitted*
-(:func:`admit`) when a worker is free, and only then handed over. Every task declares its
-*budget*, the most it may hold a worker (a hint's ``HINT_SECONDS``: its search ends by then);
-so the pool knows when each worker is due to be free. When none is free, a task
+**A task starts at once, or soon, or not at all.** A task is *admitted* (:func:`admit`) when a
+worker is free, and only then handed over. Every task declares its *budget*, the most it may
+hold a worker (a hint's ``HINT_SECONDS``: its search ends by then); so the pool knows when each
+worker is due to be free. When none is free, a task
 
 - waits for one, at most ``SOLVER_WAIT`` seconds (2 by default), if one is due to be free by
   then for it — counting the budgets of the tasks already waiting before it — and if fewer than
@@ -28,14 +27,32 @@ day's certification (half a minute) waited its budget plus five seconds, then go
 player asking meanwhile did the same, so hints were refused for over half a minute, each refusal
 seven seconds late. Now a hint that cannot start answers 503 in milliseconds.
 
-Once admitted, a task's caller waits for its result at most its budget plus ``SOLVER_WAIT`` (a
-worker's start — a fresh interpreter importing the engine — and the result's way back), then
-gets ``busy``; the task itself ends by its own budget (every task of ``games.pool_jobs`` has one).
-
 Admission comes before anything the task's start depends on: a hint counts against its player's
 limit (``THROTTLE_HINTS``) only once admitted (``games.services.hint``), so a search refused
 ``busy`` costs its player nothing, and a search refused by the limit gives its worker back
 unused (:meth:`Admission.release`).
+
+**Every task has a deadline.** A task of a budget may run ``SOLVER_WAIT`` seconds beyond it on
+its worker (the result's way back); past that, pebble kills the worker and starts another, and
+the task's caller gets ``busy``. Its caller waits at most that deadline plus ``SOLVER_WAIT`` more
+(a worker's start: a fresh interpreter importing the engine), and a caller that gives up cancels
+the task, which ends its worker too: a task of no declared budget ends with its caller's wait.
+
+**What pebble does, and what is this module's own.** Pebble runs the workers: it starts them
+(``games.pool_jobs.start_worker`` is their initializer), kills the worker of a task past its
+deadline or cancelled while it runs, and starts a new worker for each one killed or dead (a
+task whose worker died answers ``busy``). Its ``max_tasks`` (a worker restarted after so many
+tasks) is not used: the engine keeps nothing between tasks, and a new worker costs the next
+search a second. Three things pebble has not are kept here:
+
+- *admission* (above): pebble queues every task it is given, without limit, behind whatever
+  runs; this pool hands it a task only once a worker is free for it, so nothing ever queues
+  inside it behind long work;
+- *a broken pool replaced*: a worker that dies while no task runs makes pebble declare the whole
+  pool broken and take no more tasks; the next task to come starts a new pool (a task handed
+  over in the moment before pebble found it broken answers ``busy``);
+- *the stop*: pebble's ``stop`` ends the workers but leaves the futures of their tasks pending;
+  :func:`stop` cancels them, so that every caller still waiting answers ``busy`` at once.
 
 Why a pool per process rather than the worker tier: a hint is short (seconds), needs nothing but
 its arguments, and its player waits for it; it grows with the web tier (each Daphne brings its
@@ -47,13 +64,13 @@ forking a process with threads can copy a lock held by one of them. They run at 
 scheduling priority (``SOLVER_NICE``, 10 by default): on a machine with few cores, the CPU goes
 to the processes that answer moves first. Each ends with its web process, even one killed with
 ``kill -9`` (``games.pool_jobs.start_worker``). A web process that stops (SIGTERM) ends its pool
-first, searches in flight included, and lets their requests answer ``busy`` (:func:`stopped`):
-a process pool otherwise waits, at exit, for the tasks still running.
+first, searches in flight included, and lets their requests answer ``busy`` (:func:`stopped`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import logging
@@ -62,14 +79,14 @@ import multiprocessing
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import CancelledError, Future
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
 from django.conf import settings
 from django.utils.translation import gettext as _
+from pebble import ProcessExpired, ProcessPool
 
 from games import pool_jobs
 from games.errors import GameError
@@ -86,26 +103,27 @@ STOP_SETTLE = 0.1
 
 
 class _Pool:
-    """One executor, the tasks it runs (by the time each is due to end) and the tasks waiting for
-    a worker (by their budgets), in the order they came."""
+    """One pebble pool, the tasks it runs (by the time each is due to end), the tasks waiting
+    for a worker (by their budgets) in the order they came, and the futures handed to it."""
 
     def __init__(self, workers: int, queue: int) -> None:
         self.workers = workers
         self.queue = queue
-        self.executor = ProcessPoolExecutor(
+        self.executor = ProcessPool(
             max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
             initializer=pool_jobs.start_worker,
             initargs=(settings.SOLVER_NICE,),
+            context=multiprocessing.get_context("spawn"),
         )
         self.changed = threading.Condition()
         #: Admitted tasks: when each is due to end (monotonic seconds).
         self.running: dict[int, float] = {}
         #: Tasks waiting for a worker: their budgets, first come first.
         self.waiting: dict[int, float] = {}
-        #: Tasks submitted and finished, for the health of the pool (and the tests).
+        #: The futures of the tasks handed to the executor and not done.
+        self.futures: set[Future[Any]] = set()
+        #: Tasks handed over, for the health of the pool (and the tests).
         self.submitted = 0
-        self.completed = 0
 
     def start_at(self, now: float) -> float:
         """When a task coming now would find a worker, by the budgets of the tasks running and
@@ -143,13 +161,40 @@ class _Pool:
             self.running[ticket] = time.monotonic() + cost
             return ticket
 
+    def start(
+        self, ticket: int, budget: float | None, fn: Callable[..., T], *args: Any, **kwargs: Any
+    ) -> Future[T]:
+        """Hand ``fn`` to the executor on the worker reserved by ``ticket``, with its deadline;
+        the ticket is given back when the task ends, however it ends. ``RuntimeError`` if the
+        executor is broken or stopped."""
+        deadline = None if budget is None else budget + settings.SOLVER_WAIT
+        future = self.executor.schedule(fn, args, kwargs, timeout=deadline)
+        with self.changed:
+            self.submitted += 1
+            self.futures.add(future)
+
+        def done(_: Future[T]) -> None:
+            with self.changed:
+                self.futures.discard(future)
+            self.release(ticket)
+
+        future.add_done_callback(done)
+        return future
+
     def release(self, ticket: int) -> None:
         with self.changed:
             self.running.pop(ticket, None)
             self.changed.notify_all()
 
-    def in_flight(self) -> int:
-        return self.submitted - self.completed
+    def end(self) -> None:
+        """End the executor now: its workers killed, and its tasks cancelled, so that every
+        caller still waiting gets ``busy`` at once (pebble's ``stop`` leaves them pending)."""
+        self.executor.stop()  # type: ignore[no-untyped-call]  # (pebble's, not annotated)
+        with self.changed:
+            futures = list(self.futures)
+        for future in futures:
+            future.cancel()
+        self.executor.join()
 
 
 _tickets = itertools.count()
@@ -162,13 +207,20 @@ _callers = 0
 
 
 def _current() -> _Pool:
+    """The pool, made if there is none or if pebble found it broken (a worker died while none
+    worked); ``busy`` once the process is stopping."""
     global _pool
     with _lock:
         if _stopping:
             raise busy()
-        if _pool is None:
+        broken = _pool if _pool is not None and not _pool.executor.active else None
+        if _pool is None or broken is not None:
             _pool = _Pool(settings.SOLVER_WORKERS, settings.SOLVER_QUEUE)
-        return _pool
+        pool = _pool
+    if broken is not None:
+        log.warning("solver pool: the pool broke (a worker died); starting a new one")
+        broken.end()
+    return pool
 
 
 def busy(retry_after: float | None = None) -> GameError:
@@ -194,35 +246,15 @@ class Admission:
 
     def start(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
         """Hand ``fn(*args, **kwargs)`` (a function of ``games.pool_jobs``) to the reserved worker:
-        its future. A pool found broken (a worker died) is replaced once; ``busy`` if the new one
-        has no worker free either."""
-        for attempt in (1, 2):
-            pool, ticket = self._pool, self._ticket
-            if pool is None:
-                raise RuntimeError("this admission was used or released already")
-            try:
-                future = pool.executor.submit(fn, *args, **kwargs)
-            except (BrokenProcessPool, RuntimeError) as exc:  # a worker died, or shut down
-                self.release()
-                if attempt == 2:
-                    raise busy(self.budget) from None
-                log.warning("solver pool: starting a new pool (%s)", exc)
-                _replace(pool)
-                self._pool = _current()
-                self._ticket = self._pool.admit(self.budget)
-                continue
-            self._pool = None
-            with _lock:
-                pool.submitted += 1
-
-            def done(_: Future[T], pool: _Pool = pool, ticket: int = ticket) -> None:
-                with _lock:
-                    pool.completed += 1
-                pool.release(ticket)
-
-            future.add_done_callback(done)
-            return future
-        raise AssertionError("unreachable")
+        its future; ``busy`` if the pool broke or stopped since the worker was reserved."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            raise RuntimeError("this admission was used or released already")
+        try:
+            return pool.start(self._ticket, self.budget, fn, *args, **kwargs)
+        except RuntimeError:  # (pebble's pool is "not active": the next task starts a new one)
+            pool.release(self._ticket)
+            raise busy(self.budget) from None
 
     def release(self) -> None:
         """Give the worker back unused (nothing if the task was started)."""
@@ -268,7 +300,7 @@ def prestart() -> None:
 
 def submit(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
     """Admit and start ``fn(*args, **kwargs)``, a short task of no declared budget: its future,
-    or ``busy``."""
+    or ``busy``. Its deadline is its caller's :func:`wait`."""
     with admit(None) as admission:
         return admission.start(fn, *args, **kwargs)
 
@@ -308,70 +340,58 @@ def run(budget: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) ->
 
 
 def wait(future: Future[T], budget: float) -> T:
-    """The result of a task of the pool: ``busy`` if it is not in within ``budget`` (the task's
-    own time) plus ``SOLVER_WAIT`` seconds, or if the pool was stopped or broken meanwhile."""
+    """The result of a task of the pool, or ``busy``: when the task ran past its deadline (its
+    ``budget`` plus ``SOLVER_WAIT``), its worker died, the pool broke or stopped, or its result is
+    not in within its deadline plus ``SOLVER_WAIT`` (then the task is cancelled: its worker, if it
+    had one, is killed and replaced)."""
     global _callers
     with _lock:
         _callers += 1
     try:
-        return future.result(timeout=budget + settings.SOLVER_WAIT)
-    except FutureTimeout:
-        future.cancel()  # (a task already running ends by its own budget)
+        return future.result(timeout=budget + 2 * settings.SOLVER_WAIT)
+    except (TimeoutError, CancelledError):  # (past a deadline; or stopped, or given up)
+        future.cancel()
         raise busy(budget) from None
-    except BrokenProcessPool:
-        if not _stopping:  # (else: stopped on purpose)
-            log.warning("solver pool: a worker died during a task")
-        _replace(None)
+    except (ProcessExpired, BrokenProcessPool) as exc:
+        log.warning("solver pool: a worker died during a task (%s)", exc)
         raise busy(budget) from None
     finally:
         with _lock:
             _callers -= 1
 
 
-def _replace(broken: _Pool | None) -> None:
-    """Drop the current pool (if it is ``broken``, or whatever it is for ``None``): the next task
-    starts a new one."""
-    global _pool
+def _end(stopping: bool) -> None:
+    """End the current pool now: the next task starts a new one — or, ``stopping``, none."""
+    global _pool, _stopping
     with _lock:
-        old = _pool
-        if old is None or (broken is not None and old is not broken):
-            return
-        _pool = None
-    old.executor.shutdown(wait=False, cancel_futures=True)
-
-
-def shutdown(wait: bool = True) -> None:
-    """Stop the pool's workers once their tasks are done (tests); the next task starts anew."""
-    global _pool
-    with _lock:
-        old, _pool = _pool, None
+        old, _pool, _stopping = _pool, None, stopping
     if old is not None:
-        old.executor.shutdown(wait=wait, cancel_futures=True)
+        old.end()
+
+
+def shutdown() -> None:
+    """End the pool now, tasks in flight included (their callers get ``busy``); the next task
+    starts a new one, even after :func:`stop` (tests)."""
+    _end(stopping=False)
 
 
 def stop() -> None:
     """End the pool now, for good (a process that stops): it takes no more tasks, and its
     workers are killed — a search in flight included — so that every caller still waiting gets
-    ``busy`` at once, and the process's exit waits for no task. (Its workers are this process's
-    children made by ``multiprocessing``: a web process makes no other.)"""
-    global _pool, _stopping
-    with _lock:
-        old, _pool, _stopping = _pool, None, True
-    if old is None:
-        return
-    old.executor.shutdown(wait=False, cancel_futures=True)
-    for child in multiprocessing.active_children():
-        child.kill()
+    ``busy`` at once, and the process's exit waits for no task."""
+    _end(stopping=True)
 
 
 async def stopped(timeout: float = STOP_SECONDS) -> None:
-    """:func:`stop` the pool, then wait (without holding the event loop) until none of its
-    callers waits any more, at most ``timeout`` seconds: for a server that stops, so that its
-    event loop still runs while the requests of the searches it ended answer ``busy`` (a
-    request's thread that finds the loop gone never ends, and holds the process's exit)."""
-    stop()
+    """:func:`stop` the pool (on a thread: its workers' end is waited for), then wait, without
+    holding the event loop, until none of its callers waits any more, at most ``timeout`` seconds
+    in all: for a server that stops, so that its event loop still runs while the requests of the
+    searches it ended answer ``busy`` (a request's thread that finds the loop gone never ends,
+    and holds the process's exit)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.to_thread(stop), timeout)
     while _callers and loop.time() < deadline:
         await asyncio.sleep(0.02)
     await asyncio.sleep(STOP_SETTLE)
@@ -382,23 +402,17 @@ def stats() -> dict[str, int]:
     ``running`` admitted and not finished, ``waiting`` for a worker."""
     with _lock:
         pool = _pool
-        if pool is None:
-            return {
-                "workers": 0,
-                "capacity": 0,
-                "submitted": 0,
-                "completed": 0,
-                "in_flight": 0,
-                "running": 0,
-                "waiting": 0,
-            }
-        with pool.changed:
-            return {
-                "workers": pool.workers,
-                "capacity": pool.workers + pool.queue,
-                "submitted": pool.submitted,
-                "completed": pool.completed,
-                "in_flight": pool.in_flight(),
-                "running": len(pool.running),
-                "waiting": len(pool.waiting),
-            }
+    if pool is None:
+        return dict.fromkeys(
+            ("workers", "capacity", "submitted", "completed", "in_flight", "running", "waiting"), 0
+        )
+    with pool.changed:
+        return {
+            "workers": pool.workers,
+            "capacity": pool.workers + pool.queue,
+            "submitted": pool.submitted,
+            "completed": pool.submitted - len(pool.futures),
+            "in_flight": len(pool.futures),
+            "running": len(pool.running),
+            "waiting": len(pool.waiting),
+        }

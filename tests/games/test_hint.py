@@ -8,7 +8,6 @@ later hint along it without another search; only searches count against the hint
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -124,17 +123,18 @@ def test_a_position_off_the_line_costs_a_new_search(owner_api, game):
 
 
 def test_a_search_that_cannot_start_answers_busy_at_once_and_keeps_nothing(owner_api, game):
-    with solver_pool(workers=1, queue=4, budget=60):  # the one worker taken, due in a minute
-        started = time.monotonic()
+    with solver_pool(workers=1, queue=4, budget=60) as holders:  # its worker due in a minute
+        before = searches()
         response = hint(owner_api, game)
-        took = time.monotonic() - started
 
-    assert took < 1  # not SOLVER_WAIT (2 s) waiting in a queue, nor its budget
+        assert not holders[0].done()  # answered while the worker was still held
+        assert searches() == before  # refused before it was handed to the pool
+        assert pool.stats()["waiting"] == 0  # (not waiting in a queue)
     assert response.status_code == 503
     assert response.json() == {
         "code": "busy",
         "message": "The server is busy with other searches. Please try again in a moment.",
-        "retry_after": 60,  # when the worker is due to be free
+        "retry_after": 60,  # when the worker is due: refused as it came, not after a wait
     }
     assert response["Retry-After"] == "60"
     assert not HintStep.objects.filter(game=game).exists()
