@@ -8,10 +8,12 @@ from django.db import models
 
 class WorkerBeat(models.Model):
     """A worker process that is alive, as it last said so (``seen``, every ``WORKER_BEAT``
-    seconds). A worker silent for ``WORKER_LOST`` seconds is lost: the task it was running is
-    run again (``core.worker.runner.recover``)."""
+    seconds), and the worker id of the task runner it runs now (``task_worker_id``: its child,
+    django-tasks-db's ``db_worker``, whose id the results it runs name). A task still running on
+    a runner that no live worker runs is lost, and run again (``core.worker.runner.recover``)."""
 
     worker_id = models.CharField(max_length=64, primary_key=True)
+    task_worker_id = models.CharField(max_length=64, blank=True, default="")
     host = models.CharField(max_length=255)
     pid = models.PositiveIntegerField()
     started = models.DateTimeField()

@@ -1,8 +1,13 @@
-"""``manage.py worker``: one worker process of the worker tier (``core.worker.runner``).
+"""``manage.py worker``: one worker of the worker tier (``core.worker.runner``).
 
-Runs the background duties — tasks of Django's Tasks API kept in the database — one at a time,
-with the beat that schedules the periodic duties and runs again a lost worker's tasks. Start as
-many as the duties need, on any machine that reaches the database: each task runs on one of them.
+Runs the background duties — tasks of Django's Tasks API kept in the database — one at a time:
+django-tasks-db's own worker (its ``db_worker`` command) in a child process, watched by this
+one, with the beat that schedules the periodic duties and runs again a lost worker's tasks.
+Start as many as the duties need, on any machine that reaches the database: each task runs on
+one of them.
+
+``--batch`` runs the tasks ready now in this process (``db_worker --batch``) and returns: no
+child, no beat (no schedule, no recovery). An operator's or a test's run.
 """
 
 from __future__ import annotations
@@ -17,10 +22,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.crypto import get_random_string
 from django.utils.module_loading import autodiscover_modules
-from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, DEFAULT_TASK_QUEUE_NAME
+from django_tasks import DEFAULT_TASK_QUEUE_NAME
 
 from core.lifeline import exit_with_parent
-from core.worker.runner import Beat, Worker
+from core.worker.runner import WORKER_ID_MAX, Supervisor, run_ready
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +51,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--batch",
             action="store_true",
-            help="Run the tasks ready now, then exit (no beat: no schedule, no recovery).",
+            help="Run the tasks ready now in this process, then exit (no schedule, no recovery).",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -58,36 +63,31 @@ class Command(BaseCommand):
         worker_id = options["worker_id"] or (
             f"{os.uname().nodename[:30]}:{os.getpid()}:{get_random_string(6)}"
         )
-        if not 0 < len(worker_id) <= 64:
-            raise CommandError("--worker-id: 1 to 64 characters")
+        if not 0 < len(worker_id) <= WORKER_ID_MAX:
+            raise CommandError(f"--worker-id: 1 to {WORKER_ID_MAX} characters")
         queues = [name for name in options["queue_name"].split(",") if name]
         if not queues:
             raise CommandError("--queue-name: name at least one queue, or '*'")
+        # The library's worker, told everything (its defaults: a reloader under DEBUG, a random
+        # wait at start).
+        worker_args = [
+            f"--queue-name={','.join(queues)}",
+            f"--interval={interval}",
+            "--no-reload",
+            "--no-startup-delay",
+        ]
 
-        autodiscover_modules("tasks")  # every app's tasks, and with them the periodic duties
-        worker = Worker(
-            grace=settings.WORKER_STOP_GRACE,
-            queue_names=queues,
-            interval=interval,
-            batch=options["batch"],
-            backend_name=DEFAULT_TASK_BACKEND_ALIAS,
-            startup_delay=False,
-            max_tasks=None,
-            worker_id=worker_id,
-            excluded_queue_names=[],
-        )
-        if options["batch"]:  # (an operator's or a test's run, in its own process as it is)
-            worker.run()
+        if options["batch"]:
+            run_ready([f"--worker-id={worker_id}", *worker_args])
             return
 
-        if settings.WORKER_NICE:
-            os.nice(settings.WORKER_NICE)
+        autodiscover_modules("tasks")  # every app's tasks, and with them the periodic duties
         exit_with_parent(how=signal.SIGTERM)  # started by `make run`: ends with it
-        beat = Beat(worker_id, settings.WORKER_BEAT)
         log.info("worker %s: queues %s", worker_id, ",".join(queues))
-        beat.start()
-        worker.configure_signals()
-        try:
-            worker.run()
-        finally:
-            beat.stop()
+        Supervisor(
+            worker_id,
+            worker_args,
+            grace=settings.WORKER_STOP_GRACE,
+            nice=settings.WORKER_NICE,
+            beat_every=settings.WORKER_BEAT,
+        ).run()
