@@ -1,6 +1,7 @@
 """The game's words in the active language: suits, ranks, cards and piles, for sentences that
 name them (the engine's reasons, :mod:`games.sentences`). The pages' scripts name them alike
-(``frontend/static/frontend/js/cards.js`` and ``words.js``, from the JavaScript catalog).
+(``frontend/static/frontend/js/cards.js`` and ``words.js``, from the JavaScript catalog) where
+they say a card or an action in words; a reason they only show, as the server words it.
 
 Cards and piles come as the engine writes them: ``"QC"``, ``"T2"``.
 """

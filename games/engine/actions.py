@@ -15,13 +15,18 @@ token      action
 
 A run of one card has no count; ``:N`` (N ≥ 2) appears only after a column. Parsing accepts
 exactly the canonical form, so ``Action.parse(t).token() == t`` for every token that parses.
+
+:func:`notation` gives the notation as data — the piles, the one-letter tokens, a move's pattern,
+how a move is written and which moves there are, all read from the definitions below — for a
+client that reads and writes tokens (the pages' scripts) without a rule of its own.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, TypedDict
 
 from .errors import NotationError
 from .reasons import Reason
@@ -42,7 +47,13 @@ MAX_RUN = 52
 
 Kind: TypeAlias = Literal["move", "draw", "recycle", "undo"]
 
+#: A move's token, whole: its groups are the source pile, the count (absent for one card) and the
+#: destination pile.
 _MOVE_RE = re.compile(r"(R|W|F[1-4]|T[1-4])(?::([1-9][0-9]?))?-(F[1-4]|T[1-4])")
+#: How a move is written: one card, and a run of ``count`` cards from a column.
+#: :meth:`Action.token` writes with these, and so do the pages' scripts (:func:`notation`).
+ONE_CARD: Final = "{src}-{dst}"
+RUN: Final = "{src}:{count}-{dst}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +106,10 @@ class Action:
 
     def token(self) -> str:
         if self.kind == "move":
-            src = PILE_NAMES[self.src]
-            count = f":{self.count}" if self.count > 1 else ""
-            return f"{src}{count}-{PILE_NAMES[self.dst]}"
+            written = RUN if self.count > 1 else ONE_CARD
+            return written.format(
+                src=PILE_NAMES[self.src], count=self.count, dst=PILE_NAMES[self.dst]
+            )
         return _SIMPLE_TOKEN[self.kind]
 
     @property
@@ -156,3 +168,69 @@ def parse_tokens(text: str) -> list[Action]:
         except NotationError as exc:
             raise NotationError(f"token {i}: {exc}", reason=exc.reason) from None
     return actions
+
+
+class NotationDict(TypedDict):
+    """The notation as data (:func:`notation`): all a client needs to read and write tokens as
+    :meth:`Action.parse` and :meth:`Action.token` do."""
+
+    #: The foundations and the columns, in order (``F1``–``F4``, ``T1``–``T4``).
+    foundations: list[str]
+    columns: list[str]
+    #: The one-letter tokens and what each does: ``{"D": "draw", "C": "recycle", "U": "undo"}``.
+    actions: dict[str, Kind]
+    #: A move's token as a regular expression, to match whole; its groups are the source, the
+    #: count (absent for one card) and the destination.
+    pattern: str
+    #: How a move is written, ``{src}``, ``{count}`` and ``{dst}`` filled in: one card, a run.
+    one_card: str
+    run: str
+    #: For each source pile, each pile a move from it may go to, and the most cards one such
+    #: move carries (1: one card at a time; every count from 1 to it is a move). A pair of piles
+    #: that no token joins (a pile and itself, two foundations, anything onto the reserve or
+    #: the waste) is absent.
+    moves: dict[str, dict[str, int]]
+
+
+def notation() -> NotationDict:
+    """The notation as data, for clients that read and write tokens (the pages' scripts: a token
+    they build or read is one :meth:`Action.parse` reads alike, and no other). The table of moves
+    is read from :meth:`Action.parse` itself: each move of :data:`MOVES` whose token parses back
+    to it."""
+    return {
+        "foundations": [PILE_NAMES[p] for p in FOUNDATIONS],
+        "columns": [PILE_NAMES[p] for p in COLUMNS],
+        "actions": {token: action.kind for token, action in _SIMPLE.items()},
+        "pattern": _MOVE_RE.pattern,
+        "one_card": ONE_CARD,
+        "run": RUN,
+        "moves": {
+            PILE_NAMES[src]: {PILE_NAMES[dst]: longest for dst, longest in pairs}
+            for src, pairs in enumerate(_longest_moves())
+            if pairs
+        },
+    }
+
+
+@functools.cache
+def _longest_moves() -> tuple[tuple[tuple[Pile, int], ...], ...]:
+    """For each source pile, ``(destination, most cards)`` of each pile a token moves cards to."""
+    table = []
+    for by_dst in MOVES:
+        pairs = []
+        for dst, moves in enumerate(by_dst):
+            counts = [move.count for move in moves if _written(move)]
+            if counts != list(range(1, len(counts) + 1)):
+                raise AssertionError(f"the counts of a move to {PILE_NAMES[dst]} have a gap")
+            if counts:
+                pairs.append((dst, len(counts)))
+        table.append(tuple(pairs))
+    return tuple(table)
+
+
+def _written(move: Action) -> bool:
+    """Whether the notation writes ``move``: its token parses back to it."""
+    try:
+        return Action.parse(move.token()) == move
+    except NotationError:
+        return False

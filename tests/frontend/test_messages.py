@@ -1,5 +1,6 @@
 """The game page's messages: one at a time, in a line of their own that never covers the cards,
-read out to screen readers; a tap on a card that cannot move shakes it and says why."""
+read out to screen readers; a tap on a card that cannot move shakes it and says why, in the
+server's words."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ def test_a_card_that_cannot_move_shakes_and_says_why(new_player: Any, size: str)
     tap(page, card(page, "T1"))  # the six of clubs: no foundation, no column takes it
     expect(card(page, "T1")).to_have_class(re.compile(r"\bshake\b"))
     expect(area).to_have_attribute("data-kind", "refused")  # information, not an error
+    # Why, as the server refuses the moves the tap stands for (to its foundation, onto a column).
     expect(text).to_have_text(
-        "Six of clubs cannot move now: its foundation needs the seven of clubs first, and in a"
-        " column it goes only on the seven of hearts or the seven of diamonds."
+        "The clubs foundation starts with the seven."
+        " The six of clubs cannot go on the king of hearts: a six goes on a seven."
     )
     assert page.evaluate(OVERLAP)  # above the board, never over it
     assert read_board(page)["actions"] == "0"

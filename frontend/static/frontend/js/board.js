@@ -2,28 +2,16 @@
 // The board decides nothing about legality; `legal` (the server's list of tokens) only marks
 // which cards can be picked up and where they may be dropped.
 import { backElement, cardElement, cardName, rankName } from "./cards.js";
+import { COLUMNS, FOUNDATIONS, parseMoveToken } from "./notation.js";
 import { fmt, formatNumber, h, reducedMotion, svgUse } from "./ui.js";
 
-export const COLUMN_IDS = ["T1", "T2", "T3", "T4"];
-export const FOUNDATION_IDS = ["F1", "F2", "F3", "F4"];
+export const COLUMN_IDS = COLUMNS;
+export const FOUNDATION_IDS = FOUNDATIONS;
 const MIN_CARD_WIDTH = 34; // px: below this a card stops being legible
 const MIN_TARGET = 24; // px: the least tap target (WCAG 2.2, 2.5.8)
 /** The least offset between fanned cards that still shows each card's rank and suit whole (the
  * corner index fits in the top 28% of a card: site.css, .idx). */
 const minFan = (cw) => Math.max(10, Math.ceil(cw * 0.28));
-const TOKEN_RE = /^(R|W|F[1-4]|T[1-4])(?::(\d+))?-(R|W|F[1-4]|T[1-4])$/;
-
-/** "T2:2-T4" -> {src: "T2", count: 2, dst: "T4"}; null for D, C, U. */
-export function parseMoveToken(token) {
-  const m = TOKEN_RE.exec(token);
-  return m ? { src: m[1], count: m[2] ? Number(m[2]) : 1, dst: m[3] } : null;
-}
-
-/** The token for moving `count` cards from pile `src` to pile `dst`. */
-export function moveToken(src, count, dst) {
-  return `${src}${src.startsWith("T") && count > 1 ? `:${count}` : ""}-${dst}`;
-}
-
 /** "5 cards", in the page's language. */
 export function cardCount(n) {
   return fmt(ngettext("%(count)s card", "%(count)s cards", n), { count: formatNumber(n) });

@@ -2,6 +2,7 @@
 // a press that travels drags the card and every card on top of it. The drop is only a proposal:
 // `onDrop` asks the server and says whether the move was accepted; if not, the cards spring back.
 import { COLUMN_IDS, FOUNDATION_IDS } from "./board.js";
+import { moveToken } from "./notation.js";
 import { reducedMotion } from "./ui.js";
 
 const DRAG_THRESHOLD = 6;
@@ -111,13 +112,14 @@ export class DragController {
     }
   }
 
-  /** The pile under the dragged card: the one it overlaps most (generous for small screens). */
+  /** The pile under the dragged card: the one it overlaps most (generous for small screens), of
+   * those a move of the dragged cards can go to in the notation (no run onto a foundation). */
   findTarget() {
     const head = this.drag.ghost.firstElementChild.getBoundingClientRect();
     let best = null;
     let bestArea = 0;
     for (const id of TARGETS) {
-      if (id === this.press.pile) continue;
+      if (!moveToken(this.press.pile, this.drag.count, id)) continue;
       const pileEl = this.board.pileElement(id);
       if (!pileEl) continue;
       const r = pileEl.getBoundingClientRect();

@@ -1,13 +1,14 @@
 // The game page: draws the server's state and sends every tap, drop and undo to the server — over
 // the game's websocket while it is open, else to the REST API (gamesocket.js).
 import { api, serverNow } from "./api.js";
-import { Board, moveToken, parseMoveToken } from "./board.js";
-import { cardName, isRed, rankOf, suitOf } from "./cards.js";
+import { Board, COLUMN_IDS, FOUNDATION_IDS } from "./board.js";
+import { cardName, suitOf } from "./cards.js";
 import { DragController } from "./drag.js";
 import { GameSocket } from "./gamesocket.js";
 import { difficultyName } from "./chart.js";
 import { BoardKeys } from "./keys.js";
 import { bindNewGameForm } from "./newgame.js";
+import { actionKind, actionToken, moveToken, parseMoveToken } from "./notation.js";
 import { showResult } from "./result.js";
 import { actionWords } from "./words.js";
 import { celebrate, copyText, fmt, formatDuration, formatDay, formatNumber, formatPercent, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
@@ -43,14 +44,13 @@ const TEXT = {
   // The day's difficulty, said in full where it is named (docs/difficulty.md: the casual level).
   difficulty: (label, share) => fmt(gettext("%(label)s: our casual simulated player, who sees only what you see, wins %(share)s of its games on this deal."), { label, share }),
   difficultyMore: gettext("What the difficulty means"),
-  // Why a tap moved nothing (the server's list of legal actions says what can move).
+  // A tap that moved nothing although the card can move (the server's list of legal actions
+  // says it can), and the taps that are not a card's to make. Why a card cannot move at all is
+  // the server's to say (explain()).
   foundationTap: gettext("A foundation's cards move only by dragging, or with the keyboard."),
   wasteTopOnly: gettext("Only the waste's top card can be played."),
   dragIt: (card) => fmt(gettext("%(card)s can go to a column: “Double click” is off, so drag it there."), { card }),
   dragRun: (card) => fmt(gettext("A tap never moves a whole column into an empty one: drag %(card)s there."), { card }),
-  cannotMove: (card, next, one, other) => fmt(gettext("%(card)s cannot move now: its foundation needs the %(next)s first, and in a column it goes only on the %(one)s or the %(other)s."), { card, next, one, other }),
-  cannotMoveDone: (card, one, other) => fmt(gettext("%(card)s cannot move now: in a column it goes only on the %(one)s or the %(other)s."), { card, one, other }),
-  runCannotMove: (card, one, other) => fmt(gettext("%(card)s and the cards on it cannot move now: they go only on the %(one)s or the %(other)s."), { card, one, other }),
   firstVisit: gettext("New to Canfield? The rules, with pictures and a short tour:"),
   howToPlay: gettext("How to play"),
   close: gettext("Close"),
@@ -156,40 +156,63 @@ function post(path, body = {}) {
  * ply it was made in. Resolves to true when the server applied something.
  */
 function send(body, renderOptions = {}, path = "actions") {
-  const run = async () => {
+  return queued(async () => {
     if (!inPlay()) return false;
     try {
       await created();
       const before = game.state;
-      const next = await post(path, { ply: game.ply, ...body });
-      const changed = next.applied !== null && next.applied !== undefined;
-      show(next, changed ? renderOptions : { animate: false });
-      if (changed) {
-        messages.clear(); // the last message was about the position before
-        announce(next, before);
-      }
-      return changed;
+      return played(await post(path, { ply: game.ply, ...body }), before, renderOptions);
     } catch (err) {
-      if (MOVED_ON.has(err.code)) {
-        messages.say(TEXT.changedElsewhere, "info");
-        await load().catch(() => {});
-      } else {
-        // The server's refusal of a move is information (why not); anything else went wrong.
-        messages.say(err.message, err.code === "illegal_action" ? "refused" : "error");
-      }
+      await refused(err);
       return false;
     }
-  };
-  const result = queue.then(run);
+  });
+}
+
+/** Runs `job` after the requests before it; resolves to its result. */
+function queued(job) {
+  const result = queue.then(job);
   queue = result.catch(() => false);
   return result;
+}
+
+/** The server's answer to an action made in position `before`: shown, and announced if it
+ * applied something (true). */
+function played(next, before, renderOptions = {}) {
+  const changed = next.applied !== null && next.applied !== undefined;
+  show(next, changed ? renderOptions : { animate: false });
+  if (changed) {
+    messages.clear(); // the last message was about the position before
+    announce(next, before);
+  }
+  return changed;
+}
+
+/** A request the server refused: a game that moved on is shown as it is; a move the rules refuse
+ * is information (the server's reason, in the reader's language); anything else went wrong. */
+async function refused(err) {
+  if (MOVED_ON.has(err.code)) {
+    messages.say(TEXT.changedElsewhere, "info");
+    await load().catch(() => {});
+  } else {
+    messages.say(err.message, err.code === "illegal_action" ? "refused" : "error");
+  }
 }
 
 async function tap(pile, index) {
   if (!inPlay()) return;
   const underWasteTop = pile === "W" && index !== null && index !== undefined && index !== game.state.waste.cards.length - 1;
   if (pile.startsWith("F") || underWasteTop) {
-    refuseTap(pile, index); // foundation cards move only by dragging; only the waste's top plays
+    // foundation cards move only by dragging; only the waste's top plays
+    shake(pile, index);
+    messages.say(pile.startsWith("F") ? TEXT.foundationTap : TEXT.wasteTopOnly, "refused", 6000);
+    return;
+  }
+  const at = tapped(pile, index);
+  if (at && !movesOf(at).length) {
+    // No move of this card is legal (the server's `legal`): the tap cannot do anything.
+    shake(pile, index);
+    explain(at);
     return;
   }
   const body = { tap: pile, double_click: doubleClickBox.checked };
@@ -197,12 +220,34 @@ async function tap(pile, index) {
   if (pile.startsWith("T") && index !== null && index !== undefined) body.index = index;
   const before = game.ply;
   const moved = await send(body);
-  if (!moved && game.ply === before && pile !== "S") refuseTap(pile, index);
+  if (!moved && game.ply === before && at) {
+    // The card can move, but not by this tap: where it can go, it is dragged.
+    shake(pile, index);
+    const name = capital(cardName(at.card));
+    const toColumns = movesOf(at).every((m) => COLUMN_IDS.includes(m.dst));
+    messages.say(toColumns && !doubleClickBox.checked ? TEXT.dragIt(name) : TEXT.dragRun(name), "refused", 6000);
+  }
 }
 
-/** A tap that moved nothing: the card shakes, and the message area says why. */
-function refuseTap(pile, index) {
+/** The card a tap on (pile, index) is about, and how many cards it carries: {pile, index,
+ * count, card}; null for the stock and an empty pile. */
+function tapped(pile, index) {
   const s = game.state;
+  if (pile === "R" && s.reserve.top) return { pile, index: 0, count: 1, card: s.reserve.top };
+  if (pile === "W" && s.waste.cards.length) return { pile, index: s.waste.cards.length - 1, count: 1, card: s.waste.cards.at(-1) };
+  if (!COLUMN_IDS.includes(pile)) return null;
+  const column = s.columns[COLUMN_IDS.indexOf(pile)];
+  const at = index ?? column.length - 1;
+  return column[at] ? { pile, index: at, count: column.length - at, card: column[at] } : null;
+}
+
+/** The legal moves (the server's `legal`) of a tapped card and the cards on it. */
+function movesOf({ pile, count }) {
+  return (game.state.legal || []).map(parseMoveToken).filter((m) => m && m.src === pile && m.count === count);
+}
+
+/** The card tapped shakes (with the cards on it). */
+function shake(pile, index) {
   const els = pile.startsWith("T") || pile.startsWith("F") || index === null || index === undefined
     ? board.runElements(pile, index ?? 0)
     : board.root.querySelectorAll(`.card[data-pile="${pile}"][data-index="${index}"]`);
@@ -212,53 +257,52 @@ function refuseTap(pile, index) {
     el.classList.add("shake");
     el.addEventListener("animationend", () => el.classList.remove("shake"), { once: true });
   }
-  const why = whyNot(pile, index, s);
-  if (why) messages.say(why, "refused", 6000);
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-const RANK_ORDER = "A23456789TJQK";
 
-/** The two cards `card` goes on in a column: the other colour, one rank higher (K on A). */
-function goesOn(card) {
-  const rank = RANK_ORDER[(RANK_ORDER.indexOf(rankOf(card)) + 1) % 13];
-  return (isRed(suitOf(card)) ? ["S", "C"] : ["H", "D"]).map((suit) => cardName(rank + suit));
-}
-
-/** Why a tap on (pile, index) moved nothing, in words, from the player's view of the board. */
-function whyNot(pile, index, s) {
-  if (pile.startsWith("F")) return TEXT.foundationTap;
-  let card;
-  let count = 1;
-  if (pile === "R") card = s.reserve.top;
-  else if (pile === "W") {
-    const cards = s.waste.cards || [];
-    if (index !== null && index !== undefined && index !== cards.length - 1) return TEXT.wasteTopOnly;
-    card = cards.at(-1);
-  } else {
-    const column = s.columns[Number(pile.slice(1)) - 1];
-    const i = index ?? column.length - 1;
-    card = column[i];
-    count = column.length - i;
-  }
-  if (!card) return null;
-  const name = capital(cardName(card));
-  const moves = (s.legal || []).map(parseMoveToken).filter((m) => m && m.src === pile && m.count === count);
-  if (moves.length) return moves.every((m) => m.dst.startsWith("T")) && !doubleClickBox.checked ? TEXT.dragIt(name) : TEXT.dragRun(name);
-  const [one, other] = goesOn(card);
-  if (count > 1) return TEXT.runCannotMove(name, one, other);
-  const f = s.foundations.find((x) => x.suit === suitOf(card));
-  if (!f || f.cards.length === 13) return TEXT.cannotMoveDone(name, one, other);
-  const next = RANK_ORDER[(RANK_ORDER.indexOf(f.start) + f.cards.length) % 13] + f.suit;
-  return TEXT.cannotMove(name, cardName(next), one, other);
+/**
+ * Why a tapped card cannot move, in the server's words. The moves a tap on it stands for — the
+ * card to the foundation of its suit, and the card (with those on it) onto the first other column
+ * that has cards — are sent as actions. None of them is legal (the position's `legal` has no move
+ * of the card), so the server refuses each, changing nothing, with its reason in the reader's
+ * language; the message area says those. The page itself has no words for a rule.
+ */
+function explain(at) {
+  const s = game.state;
+  const foundation = FOUNDATION_IDS[s.foundations.findIndex((f) => f.suit === suitOf(at.card))];
+  const others = COLUMN_IDS.filter((id) => id !== at.pile);
+  const column = others.find((id) => s.columns[COLUMN_IDS.indexOf(id)].length) ?? others[0];
+  // (a run has no move to a foundation in the notation: its column's alone is asked about)
+  const tokens = [foundation, column].map((dst) => dst && moveToken(at.pile, at.count, dst)).filter(Boolean);
+  return queued(async () => {
+    if (!inPlay()) return;
+    const reasons = [];
+    for (const action of tokens) {
+      try {
+        await created();
+        const before = game.state;
+        played(await post("actions", { ply: game.ply, action }), before); // (legal after all)
+        return;
+      } catch (err) {
+        if (err.code !== "illegal_action") {
+          await refused(err);
+          return;
+        }
+        reasons.push(err.message);
+      }
+    }
+    if (reasons.length) messages.say(reasons.join(" "), "refused", 6000);
+  });
 }
 
 function move(src, count, dst, renderOptions) {
-  return send({ action: moveToken(src, count, dst) }, renderOptions);
+  const action = moveToken(src, count, dst);
+  return action ? send({ action }, renderOptions) : Promise.resolve(false);
 }
 
 function undo() {
-  if (inPlay() && game.state.can_undo) send({ action: "U" });
+  if (inPlay() && game.state.can_undo) send({ action: actionToken("undo") });
 }
 
 /**
@@ -270,7 +314,7 @@ async function undoBack(count, ply) {
   undoingBack = true;
   try {
     for (let i = 0; i < count; i++) {
-      if (!inPlay() || !game.state.can_undo || !(await send({ action: "U" }))) break;
+      if (!inPlay() || !game.state.can_undo || !(await send({ action: actionToken("undo") }))) break;
     }
   } finally {
     undoingBack = false;
@@ -500,7 +544,8 @@ function announce(next, before) {
   const token = next.applied;
   let text = `${actionWords(token, before)}.`;
   const top = next.state.waste.cards.at(-1);
-  if ((token === "D" || token === "U") && top) text += ` ${fmt(gettext("Waste top %(card)s."), { card: cardName(top) })}`;
+  const kind = actionKind(token);
+  if ((kind === "draw" || kind === "undo") && top) text += ` ${fmt(gettext("Waste top %(card)s."), { card: cardName(top) })}`;
   announcer.textContent = `${text} ${fmt(gettext("Score %(score)s."), { score: formatNumber(next.score) })}`;
   announcer.title = token;
 }
@@ -527,8 +572,9 @@ function highlight(action) {
   for (const el of boardEl.querySelectorAll(".hint-source, .hint-target")) el.classList.remove("hint-source", "hint-target");
   const move = parseMoveToken(action);
   if (!move) {
-    if (action === "D" || action === "C") board.pileElement("S")?.classList.add("hint-source");
-    if (action === "U") undoButton.classList.add("hint-source");
+    const kind = actionKind(action);
+    if (kind === "draw" || kind === "recycle") board.pileElement("S")?.classList.add("hint-source");
+    if (kind === "undo") undoButton.classList.add("hint-source");
     return;
   }
   const els = board.root.querySelectorAll(`.card[data-pile="${move.src}"]`);

@@ -6,18 +6,16 @@
 // A move in flight when the socket drops (its answer never read) is sent again over REST with
 // the same ply: the server answers a repeated action as it answered the first and applies it
 // once. Finish and Resign are not repeatable (a second one is refused game_over): one refused so
-// after a drop is answered with the game as it now stands. The socket is opened again after a
-// drop, with backoff and jitter, but not after 4401 or 4404: the page plays over REST.
+// after a drop is answered with the game as it now stands. The connection itself — opening it
+// again after a drop with backoff and jitter, never after a close that says not to (4401, 4404,
+// the limits' 4008, 4009, 4429: the page plays on over REST), the server's liveness check — is
+// socket.js's.
 import { ApiError, api } from "./api.js";
+import { Socket } from "./socket.js";
 
-/** Close codes after which the socket is not opened again: not authenticated, not the player's
- * game (docs/api.md). */
-const FINAL = new Set([4401, 4404]);
 /** A move unanswered for this long (milliseconds) means a connection that died without a close
  * (a network that went away): the socket is dropped and the move sent over REST. */
 const ANSWER_MS = 15000;
-/** The close code the page gives a socket it drops (4000-4999: the application's own). */
-const DROPPED = 4000;
 /** The socket message of each REST endpoint of a game's moves. */
 const TYPES = { actions: "action", finish: "finish", resign: "resign" };
 
@@ -34,20 +32,14 @@ export class GameSocket {
   constructor(gameId, { onReady = () => {} } = {}) {
     this.gameId = gameId;
     this.onReady = onReady;
-    this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${gameId}/`;
-    this.socket = null;
     this.ready = false; // the server said "ready": moves may go over the socket
     this.pending = new Map(); // ref -> a move sent, not answered yet: {path, body, resolve, reject, timer}
     this.nextRef = 1;
-    this.attempt = 0;
-    this.retryTimer = null;
-    this.final = false; // refused for good (4401, 4404): REST only
-    this.closed = false;
-    this.listening = new AbortController();
-    const wake = () => this.reconnectSoon(0);
-    window.addEventListener("online", wake, { signal: this.listening.signal });
-    document.addEventListener("visibilitychange", () => { if (!document.hidden) wake(); }, { signal: this.listening.signal });
-    this.connect();
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${gameId}/`;
+    this.link = new Socket(url, {
+      onMessage: (msg) => this.receive(msg),
+      onClose: () => this.lost(),
+    });
   }
 
   /**
@@ -61,54 +53,28 @@ export class GameSocket {
     return new Promise((resolve, reject) => {
       const move = { path, body, resolve, reject, timer: null };
       this.pending.set(ref, move);
-      const socket = this.socket;
-      move.timer = setTimeout(() => this.drop(socket), ANSWER_MS);
-      socket.send(JSON.stringify({ ...body, type: TYPES[path], ref }));
+      move.timer = setTimeout(() => this.link.drop(), ANSWER_MS);
+      if (!this.link.send({ ...body, type: TYPES[path], ref })) {
+        this.settle(ref); // (the socket went meanwhile: its close is on its way)
+        this.rest(move);
+      }
     });
   }
 
   /** The socket is not needed any more (the game is over, the page goes away). */
   close() {
-    this.closed = true;
-    clearTimeout(this.retryTimer);
-    this.listening.abort();
-    if (this.socket) this.drop(this.socket, 1000);
+    this.link.close();
+    this.lost();
   }
 
   restUrl(path = "") {
     return `/api/games/${this.gameId}/${path ? `${path}/` : ""}`;
   }
 
-  connect() {
-    clearTimeout(this.retryTimer);
-    if (this.closed || this.final) return;
-    let socket;
-    try {
-      socket = new WebSocket(this.url);
-    } catch {
-      this.reconnectSoon();
-      return;
-    }
-    this.socket = socket;
-    socket.addEventListener("message", (e) => {
-      if (this.socket === socket) this.receive(e.data);
-    });
-    socket.addEventListener("close", (e) => {
-      if (FINAL.has(e.code)) this.final = true;
-      this.drop(socket);
-    });
-  }
-
-  receive(data) {
-    let msg;
-    try {
-      msg = JSON.parse(data);
-    } catch {
-      return;
-    }
+  receive(msg) {
     if (msg.type === "ready") {
       this.ready = true;
-      this.attempt = 0;
+      this.link.steady();
       this.onReady(msg.game);
       return;
     }
@@ -133,21 +99,16 @@ export class GameSocket {
     this.pending.delete(ref);
   }
 
-  /** Let `socket` go (closed, dead, or no longer wanted): the moves it did not answer go over
-   * REST, in the order they were sent; a socket is opened again unless the page is done with it
-   * or it was refused for good. */
-  drop(socket, code = DROPPED) {
-    if (this.socket !== socket) return;
-    this.socket = null;
+  /** The socket closed, was dropped or is no longer wanted: until another is ready, moves go over
+   * REST — those it did not answer first, in the order they were sent. */
+  lost() {
     this.ready = false;
-    if (socket.readyState <= WebSocket.OPEN) socket.close(code);
     const lost = [...this.pending.keys()].map((ref) => {
       const move = this.pending.get(ref);
       this.settle(ref);
       return move;
     });
     lost.reduce((before, move) => before.then(() => this.rest(move)), Promise.resolve());
-    this.reconnectSoon();
   }
 
   /** A move sent over REST, because the socket could not answer it. */
@@ -167,13 +128,5 @@ export class GameSocket {
         reject(err);
       }
     }
-  }
-
-  reconnectSoon(delay) {
-    if (this.closed || this.final || this.socket) return;
-    clearTimeout(this.retryTimer);
-    const wait = delay ?? Math.min(30000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
-    this.attempt += 1;
-    this.retryTimer = setTimeout(() => this.connect(), wait);
   }
 }

@@ -8,6 +8,7 @@
 // The board decides nothing: the handlers send what was asked to the server (or the tour).
 import { COLUMN_IDS, FOUNDATION_IDS, cardCount } from "./board.js";
 import { cardName } from "./cards.js";
+import { moveToken } from "./notation.js";
 import { fmt } from "./ui.js";
 
 const GROUPS = ["hand", "foundations", "columns"];
@@ -197,7 +198,7 @@ export class BoardKeys {
       this.pick(null);
       if (pile === picked.pile && (index === picked.index || !pile.startsWith("T"))) {
         this.handlers.tap(pile, pile.startsWith("T") ? index : null); // the card itself: a tap
-      } else if (pile.startsWith("T") || pile.startsWith("F")) {
+      } else if (moveToken(picked.pile, picked.count, pile)) { // (a move the notation has)
         this.handlers.move(picked.pile, picked.count, pile);
       } else {
         this.handlers.say(TEXT.putBack);

@@ -1,14 +1,15 @@
 // A live board: a websocket that sends a snapshot, then updates numbered by "seq", each the
 // changes since the previous one by player: a row that changed or entered, at its rank; a player
 // who left the top; the rows between shift. A gap in the numbers means a lost message: ask for a
-// fresh snapshot. Reconnects with backoff. A socket that the server closes with PAUSED (its live
+// fresh snapshot. The connection — opening it again after a drop with backoff and jitter, the
+// server's liveness check — is socket.js's. A socket that the server closes with PAUSED (its live
 // updates are unavailable) leaves the board "paused": it polls the REST board until a socket
-// brings a snapshot again.
+// brings a snapshot again; so does one closed for good (a limit's code: too many sockets from the
+// network, …), whose board polls from then on.
+import { Socket } from "./socket.js";
 
 /** Close code of a socket whose live updates are unavailable (docs/api.md). */
 const PAUSED = 4503;
-/** Close code of a socket refused because its network holds too many already: poll as paused. */
-const CROWDED = 4429;
 /** While paused, the board is fetched this often (milliseconds). */
 const POLL_MS = 5000;
 
@@ -54,66 +55,33 @@ export class LiveBoard {
    * @param {{onSnapshot: Function, onUpdate: Function, onState: Function, resync: Function}} handlers
    *   onSnapshot(frame) and onUpdate(frame) both get the whole top of the board in
    *   frame.results (an update's changed rows applied); resync() fetches a fresh board over
-   *   REST when the socket cannot send one (returns {seq, results, ...}).
+   *   REST when the socket cannot send one (returns {seq, results, ...}); onState(state):
+   *   "connecting", "live", "offline" (opening again) or "paused" (polling the REST board).
    */
   constructor(url, { onSnapshot, onUpdate, onState = () => {}, resync }) {
-    this.url = url;
     this.onSnapshot = onSnapshot;
     this.onUpdate = onUpdate;
     this.onState = onState;
     this.resync = resync;
     this.seq = null;
     this.rows = [];
-    this.attempt = 0;
-    this.socket = null;
-    this.closed = false;
     this.resyncTimer = null;
     this.pollTimer = null;
-    this.connect();
-    window.addEventListener("online", () => this.reconnectSoon(0));
-    document.addEventListener("visibilitychange", () => {
-      if (!document.hidden && (!this.socket || this.socket.readyState > 1)) this.reconnectSoon(0);
-    });
-  }
-
-  connect() {
-    clearTimeout(this.retryTimer);
-    if (!this.pollTimer) this.onState("connecting");
-    let socket;
-    try {
-      socket = new WebSocket(this.url);
-    } catch {
-      this.reconnectSoon();
-      return;
-    }
-    this.socket = socket;
-    socket.addEventListener("open", () => {
-      if (!this.pollTimer) this.onState("live");
-    });
-    socket.addEventListener("message", (e) => {
-      let msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch {
-        return;
-      }
-      this.receive(msg);
-    });
-    socket.addEventListener("close", (e) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      if (!this.closed) {
-        if (e.code === PAUSED || e.code === CROWDED) this.pause();
+    this.onState("connecting");
+    this.link = new Socket(url, {
+      onOpen: () => { if (!this.pollTimer) this.onState("live"); },
+      onMessage: (msg) => this.receive(msg),
+      onClose: ({ code, final }) => {
+        if (code === PAUSED || final) this.pause();
         else if (!this.pollTimer) this.onState("offline");
-        this.reconnectSoon();
-      }
+      },
     });
   }
 
   receive(msg) {
     if (msg.type === "snapshot") {
       clearTimeout(this.resyncTimer);
-      this.attempt = 0;
+      this.link.steady();
       this.resume();
       this.seq = msg.seq;
       this.rows = stamp(msg.results, msg);
@@ -153,15 +121,11 @@ export class LiveBoard {
         this.resyncTimer = null;
       }
     };
-    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
-      this.socket.send(JSON.stringify({ type: "resync" }));
-      this.resyncTimer = setTimeout(fallback, 2000);
-    } else {
-      this.resyncTimer = setTimeout(fallback, 0);
-    }
+    this.resyncTimer = setTimeout(fallback, this.link.send({ type: "resync" }) ? 2000 : 0);
   }
 
-  /** Live updates are unavailable: poll the REST board until a socket works again. */
+  /** Live updates are unavailable: poll the REST board until a socket works again (if one may
+   * be opened again at all). */
   pause() {
     if (this.pollTimer) return;
     this.onState("paused");
@@ -188,19 +152,9 @@ export class LiveBoard {
     this.onState("live");
   }
 
-  reconnectSoon(delay) {
-    if (this.closed) return;
-    clearTimeout(this.retryTimer);
-    if (this.socket && this.socket.readyState <= 1) return;
-    const wait = delay ?? Math.min(30000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
-    this.attempt += 1;
-    this.retryTimer = setTimeout(() => this.connect(), wait);
-  }
-
   close() {
-    this.closed = true;
-    clearTimeout(this.retryTimer);
+    this.link.close();
     clearInterval(this.pollTimer);
-    this.socket?.close();
+    clearTimeout(this.resyncTimer);
   }
 }

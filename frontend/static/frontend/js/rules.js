@@ -2,10 +2,11 @@
 // is the engine's view of the deal, from the page), and a tour plays the deal's first actions:
 // each step waits for its action — a tap or a drag, or the keyboard — and nothing else moves.
 import { api } from "./api.js";
-import { Board, moveToken } from "./board.js";
+import { Board } from "./board.js";
 import { cardElement } from "./cards.js";
 import { DragController } from "./drag.js";
 import { BoardKeys } from "./keys.js";
+import { moveToken } from "./notation.js";
 import { fmt, formatNumber, reducedMotion } from "./ui.js";
 
 const RULES_SEEN_KEY = "canfield.rulesSeen";

@@ -2,8 +2,7 @@
 // One place for it: the game page's announcements and the replay's list both use it; the
 // notation (docs/notation.md) stays available in a tooltip.
 import { cardName } from "./cards.js";
-
-const TOKEN_RE = /^(R|W|F[1-4]|T[1-4])(?::(\d+))?-(R|W|F[1-4]|T[1-4])$/;
+import { actionKind, parseMoveToken } from "./notation.js";
 
 // In the page's language: each phrase whole, the card and pile names slotted in (languages put
 // "from" and "to" in different places, or in the noun's ending).
@@ -54,13 +53,13 @@ function cardAt(pile, count, state) {
  * (the card it moves is named from it); without it the words name the piles only.
  */
 export function actionWords(token, before = null) {
-  if (token === "D") return WORDS.draw;
-  if (token === "C") return WORDS.recycle;
-  if (token === "U") return WORDS.undo;
-  const m = TOKEN_RE.exec(token);
-  if (!m) return token;
-  const [, src, n, dst] = m;
-  const count = n ? Number(n) : 1;
+  const kind = actionKind(token);
+  if (kind === "draw") return WORDS.draw;
+  if (kind === "recycle") return WORDS.recycle;
+  if (kind === "undo") return WORDS.undo;
+  const move = parseMoveToken(token);
+  if (!move) return token;
+  const { src, count, dst } = move;
   const card = cardAt(src, count, before);
   let what;
   if (card) what = count > 1 ? WORDS.run(cardName(card), count - 1) : cardName(card);
