@@ -20,4 +20,5 @@ RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput --ver
 USER canfield
 EXPOSE 8000
 
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "canfield_site.asgi:application"]
+# Daphne with the settings' options (canfield_site/serve.py: websocket frames, pings).
+CMD ["python", "-m", "canfield_site.serve", "-b", "0.0.0.0", "-p", "8000"]

@@ -117,7 +117,7 @@ $(STATIC_STAMP): $(STAMP) $(STATIC_SOURCES)
 run: deps compilemessages $(STATIC_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python -m core.supervise \
-		-- $(BIN)/daphne -b $(HOST) -p $(PORT) canfield_site.asgi:application \
+		-- $(BIN)/python -m canfield_site.serve -b $(HOST) -p $(PORT) \
 		-- $(BIN)/python manage.py worker
 
 test: deps tools compilemessages lint pytest

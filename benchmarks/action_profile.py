@@ -54,7 +54,7 @@ STAGES: list[tuple[str, str, str]] = [
     ("django/core/handlers/base.py", "get_response", "the whole request"),
     ("rest_framework/views.py", "dispatch", "DRF view: dispatch (everything below)"),
     ("rest_framework/views.py", "initial", "DRF: authentication, permissions, throttle"),
-    ("rest_framework/authentication.py", "authenticate", "  the token (its query)"),
+    ("knox/auth.py", "authenticate", "  the token (its queries: knox's)"),
     ("core/throttling.py", "allow_request", "  the actions limit (counted)"),
     ("rest_framework/request.py", "_parse", "reading the JSON body"),
     ("rest_framework/serializers.py", "is_valid", "the body's serializer"),
@@ -93,10 +93,11 @@ class Player:
 
     def __init__(self) -> None:
         from django.contrib.auth.models import User
-        from rest_framework.authtoken.models import Token
+
+        from core.accounts import auth
 
         self.user = User.objects.create_user(f"prof{secrets.token_hex(3)}", password=None)
-        self.token = Token.objects.create(user=self.user).key
+        self.token = auth.issue(self.user).key
         self.headers = {"Authorization": f"Token {self.token}"}
         self.game: dict[str, Any] = {}
         self.new_game()

@@ -77,6 +77,8 @@ from common import (
     write_section,
 )
 
+from tests.site.sockets import pong_for
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -455,6 +457,10 @@ async def _watch(
             await ws.send('{"type":"resync"}')
 
     async def frame(i: int, w: Watcher, ws: Any, text: str) -> None:
+        if (pong := pong_for(text)) is not None:  # the server's ping: answered, as the page does
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send(pong)
+            return
         now = time.time()
         if i == 0:
             texts.append(text)

@@ -222,7 +222,7 @@ import json, django
 django.setup()
 from django.conf import settings
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
+from core.accounts import auth
 from games import services
 from games.engine import Action, Canfield
 from games.models import LoggedAction
@@ -239,8 +239,8 @@ for _ in range(GAMES):
     services._sync(game, engine)
     game.save()
     games.append(game.pk)
-token, _ = Token.objects.get_or_create(user=user)
-print(json.dumps({"ids": games, "token": token.key, "limit": settings.MAX_GAME_ACTIONS}))
+token = auth.issue(user).key
+print(json.dumps({"ids": games, "token": token, "limit": settings.MAX_GAME_ACTIONS}))
 """
 #: Long games built, and fresh games played once, to time an action at either end.
 GAMES = 5
@@ -460,9 +460,12 @@ def main() -> int:
     if "bodies" not in args.skip:
         table = bodies_rows(run_bodies(args))
         sections["Limit: request bodies"] = (
-            "A body declared and streamed to `POST /api/auth/login/` of one Daphne process, as\n"
-            "fast as the process reads it. Before the limit, 256 MB took the process from 109 to\n"
-            "368 MB and was refused only once it had all arrived (400 `bad_request`).\n\n"
+            "A body declared and streamed to `POST /api/auth/login/` of one Daphne process alone\n"
+            "(`make run`'s shape), as fast as the process reads it: Daphne reads a body whole\n"
+            "before the application's limit (`core/limits.py`) answers 413; in the deployed shape\n"
+            "nginx answers 413 first, and no byte of it reaches Daphne (tests/deploy/). Before\n"
+            "any limit, 256 MB took the process from 109 to 368 MB and was refused only once it\n"
+            "had all arrived (400 `bad_request`).\n\n"
             f"Command: `{command}` ({host})\n\n{table}\n"
         )
     if "length" not in args.skip:

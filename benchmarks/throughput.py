@@ -66,6 +66,8 @@ from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
+from tests.site.sockets import pong_for
+
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 AIM_RATE, AIM_P99 = 300, 150.0
 #: The aims of each transport's actions/s ÷ health requests/s, in the same run.
@@ -93,10 +95,10 @@ def part_of(pid: str) -> str | None:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return None
-    if b"daphne" in cmdline:
+    if b"canfield_site.serve" in cmdline:  # (Daphne, as every web process is started)
         return "daphne"
-    if b"manage.py\x00worker" in cmdline:
-        return "worker"
+    if b"manage.py\x00worker" in cmdline or b"manage.py\x00db_worker" in cmdline:
+        return "worker"  # (the supervisor and the library's worker it runs)
     if comm == "postgres":
         return "postgres"
     if comm.startswith("redis-server"):
@@ -195,10 +197,13 @@ class GameSocket:
         return game
 
     def ask(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send ``message`` with a new ``ref``; its answer."""
+        """Send ``message`` with a new ``ref``; its answer (the server's pings on the way
+        answered, as the page does)."""
         self.ref += 1
         self.conn.send(json.dumps({**message, "ref": self.ref}))
-        frame: dict[str, Any] = json.loads(self.conn.recv(timeout=30))
+        while (pong := pong_for(text := self.conn.recv(timeout=30))) is not None:
+            self.conn.send(pong)
+        frame: dict[str, Any] = json.loads(text)
         if frame.get("ref") != self.ref:
             raise ConnectionError(f"an answer to another message: {frame}")
         return frame

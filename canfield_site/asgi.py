@@ -1,4 +1,5 @@
-"""The ASGI application that Daphne serves: HTTP goes to Django, websockets to Channels."""
+"""The ASGI application that Daphne serves (``python -m canfield_site.serve``, which gives Daphne
+the site's limits): HTTP goes to Django, websockets to Channels."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from core.limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
-from core.socket_limits import SocketLimits, limit_daphne_connections  # noqa: E402
+from core.limits import BodyLimitMiddleware  # noqa: E402
+from core.socket_limits import SocketLimits  # noqa: E402
 from core.websocket import no_route  # noqa: E402
 from games import pool, routing  # noqa: E402
 from leaderboard.live.broadcast import ServingLoop  # noqa: E402
@@ -35,18 +36,16 @@ websocket_routes: list[_ExtendedURLPattern | URLRouter] = [
     re_path(r"", no_route),  # type: ignore[arg-type,list-item]
 ]
 
-# Request bodies over their limit: 413 before they are read, here and inside Daphne.
+# Request bodies over their limit: 413 before they are read (core.limits).
 # The live board is anyone's: no session or user is read for it (the session and auth
 # middleware cost a database-thread hop per connection and a wrapper per frame, at thousands of
 # sockets a process). A websocket that needs the user wraps its own route in
 # channels.auth.AuthMiddlewareStack: a game's socket (games.routing), on which its owner plays.
 # Every websocket, whatever its route, within SocketLimits: its messages' size and rate, its
-# network's sockets, its language; and, inside Daphne, its unread output and every request's
-# header and body deadlines (core.socket_limits).
+# unread output, its network's sockets, its language (core.socket_limits; Daphne's own options
+# for frames and pings come from canfield_site.serve).
 # Outermost, ServingLoop: the loop the connections run on is the one the live board's
 # broadcasts of this process run on (leaderboard.live.broadcast); the process starts none.
-limit_daphne_bodies()
-limit_daphne_connections()
 websocket_limits = SocketLimits(AllowedHostsOriginValidator(URLRouter(websocket_routes)))
 application = ServingLoop(
     BodyLimitMiddleware(

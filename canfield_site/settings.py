@@ -7,6 +7,7 @@ service: SQLite in the repository, the in-memory channel layer and cache, DEBUG 
 README.md lists every variable.
 """
 
+import datetime as dt
 import os
 import re
 from collections.abc import Mapping
@@ -240,12 +241,12 @@ ANALYSIS_SECONDS = env_float("ANALYSIS_SECONDS", 120.0, minimum=1.0, maximum=360
 ANALYSIS_BATCH = env_int("ANALYSIS_BATCH", 10, minimum=1)
 # The worker tier (docs/architecture.md, "Background work"): background duties are tasks of
 # Django's Tasks API, kept in the database (django-tasks-db) and run by `manage.py worker`
-# processes, never by a web process. A worker polls for ready tasks every WORKER_INTERVAL seconds
-# when idle, runs at scheduling priority WORKER_NICE (the CPU goes to the web processes and their
-# players' searches first),
-# beats every WORKER_BEAT seconds, and a task still running on a worker silent for WORKER_LOST
-# seconds (killed, its machine gone) is run again. On SIGTERM a worker ends its task within
-# WORKER_STOP_GRACE seconds, or interrupts it and enqueues it again.
+# processes, never by a web process. A worker runs django-tasks-db's `db_worker` as a child
+# process, which polls for ready tasks every WORKER_INTERVAL seconds when idle and runs at
+# scheduling priority WORKER_NICE (the CPU goes to the web processes and their players' searches
+# first); the worker beats every WORKER_BEAT seconds, and a task still running on a worker silent
+# for WORKER_LOST seconds (killed, its machine gone) is run again. On SIGTERM a worker's child
+# finishes its task within WORKER_STOP_GRACE seconds, or is killed and the task enqueued again.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 WORKER_INTERVAL = env_float("WORKER_INTERVAL", 1.0, minimum=0.05, maximum=60.0)
 WORKER_NICE = env_int("WORKER_NICE", 19, minimum=0)
@@ -268,7 +269,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -462,17 +463,22 @@ else:
 # --- Limits --------------------------------------------------------------------------------
 
 # The largest request body, in bytes, under /api/ and elsewhere (the admin's forms): a larger one
-# is refused with 413 too_large before it is read (core.limits, in Daphne itself too).
+# is refused with 413 too_large before the application reads it (core.limits; in the deployed
+# shape nginx's client_max_body_size refuses a larger one before it reaches Daphne).
 MAX_BODY_API = env_int("MAX_BODY_API", 64 * 1024, minimum=1024)
 MAX_BODY = env_int("MAX_BODY", 1024 * 1024, minimum=1024)
 
-# Every websocket, in each web process (core.socket_limits): a message over
-# SOCKET_MAX_MESSAGE bytes is closed with 1009 (by Daphne before its payload is read); more
-# messages than SOCKET_MESSAGE_BURST at once, refilled at SOCKET_MESSAGES_PER_SECOND, are closed
-# with 1008 (pings count too); a client whose unread output in the process passes
-# SOCKET_MAX_PENDING bytes (beyond what the kernel holds; 64 KB at least, the size of Twisted's
-# own buffer) is dropped; a network (an IPv4 /24, an IPv6 /64) holds at most
-# SOCKET_MAX_PER_NETWORK sockets of a process, the next is refused with 4429.
+# Every websocket, in each web process (core.socket_limits, and Daphne's own options, which
+# canfield_site.serve builds from these): a frame over SOCKET_MAX_MESSAGE bytes is dropped by
+# Daphne as it begins, a message over it in smaller frames closed with 4009; more messages than
+# SOCKET_MESSAGE_BURST at once, refilled at SOCKET_MESSAGES_PER_SECOND, are closed with 4008; once
+# over half of SOCKET_MAX_PENDING bytes were sent to a socket since it last answered a ping, it is
+# pinged ({"type": "ping", "n"}), and closed with 4008 not_reading if the count passes
+# SOCKET_MAX_PENDING unanswered (64 KB at least: it is Daphne's largest message too, either
+# way, which the board's snapshot, ~33 KB, must fit); a network (an IPv4 /24, an IPv6 /64) holds
+# at most SOCKET_MAX_PER_NETWORK sockets of a process, the next is refused with 4429. Daphne
+# pings (a protocol ping) a socket that sent nothing for SOCKET_PING_INTERVAL seconds and drops
+# it when no answer came within SOCKET_PING_TIMEOUT.
 SOCKET_MAX_MESSAGE = env_int("SOCKET_MAX_MESSAGE", 4096, minimum=256)
 SOCKET_MESSAGES_PER_SECOND = env_float(
     "SOCKET_MESSAGES_PER_SECOND", 10.0, minimum=0.1, maximum=10_000.0
@@ -480,6 +486,8 @@ SOCKET_MESSAGES_PER_SECOND = env_float(
 SOCKET_MESSAGE_BURST = env_int("SOCKET_MESSAGE_BURST", 20, minimum=1)
 SOCKET_MAX_PENDING = env_int("SOCKET_MAX_PENDING", 256 * 1024, minimum=64 * 1024)
 SOCKET_MAX_PER_NETWORK = env_int("SOCKET_MAX_PER_NETWORK", 50, minimum=1)
+SOCKET_PING_INTERVAL = env_int("SOCKET_PING_INTERVAL", 20, minimum=1)
+SOCKET_PING_TIMEOUT = env_int("SOCKET_PING_TIMEOUT", 30, minimum=1)
 # A game's socket plays its messages in a pool of GAME_SOCKET_THREADS threads per web process
 # (games.api.consumers), so that one socket's wait on the database overlaps another's; one
 # message of a socket at a time, in order. Each thread keeps the connection it was lent, so on
@@ -491,12 +499,6 @@ if _pool and _pool["max_size"] <= GAME_SOCKET_THREADS:
         f"GAME_SOCKET_THREADS ({GAME_SOCKET_THREADS}) must be below DB_POOL_MAX "
         f"({_pool['max_size']}): each game-socket thread keeps a connection of the pool."
     )
-# Daphne's connections (core.socket_limits): a request's line and headers must arrive
-# within HTTP_HEADER_TIMEOUT seconds of the connection opening or its previous response ending,
-# and its body within HTTP_BODY_TIMEOUT seconds of its headers; else 408 and the connection is
-# closed. (A connection idle between requests is closed after HTTP_HEADER_TIMEOUT too.)
-HTTP_HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10.0, minimum=1.0, maximum=300.0)
-HTTP_BODY_TIMEOUT = env_float("HTTP_BODY_TIMEOUT", 30.0, minimum=1.0, maximum=3600.0)
 
 # The most actions one game may have, undos included: the next one is refused with 409
 # game_too_long (a game's log, its record and the cost of each action stay bounded).
@@ -506,11 +508,12 @@ MAX_GAME_ACTIONS = env_int("MAX_GAME_ACTIONS", 5000, minimum=1)
 HINT_SECONDS = env_float("HINT_SECONDS", 2.0, minimum=0.1, maximum=10.0)
 
 # The solver pool (games.pool): a player's searches (hints) and the records a request builds run
-# in worker processes, never on a thread of a web process. Each web process has SOLVER_WORKERS
-# workers. A task starts at once on a free worker, or waits at most SOLVER_WAIT seconds for one
-# due to be free by then (by the budgets of the tasks ahead of it; at most SOLVER_QUEUE tasks wait
-# at once), or is refused at once: 503 busy with Retry-After. Once started, its request waits at
-# most SOLVER_WAIT seconds beyond the task's own budget.
+# in worker processes (a pebble ProcessPool), never on a thread of a web process. Each web process
+# has SOLVER_WORKERS workers. A task starts at once on a free worker, or waits at most SOLVER_WAIT
+# seconds for one due to be free by then (by the budgets of the tasks ahead of it; at most
+# SOLVER_QUEUE tasks wait at once), or is refused at once: 503 busy with Retry-After. Once
+# started, a task running SOLVER_WAIT seconds beyond its own budget is ended (its worker killed
+# and replaced) and its request answered 503 busy.
 SOLVER_WORKERS = env_int("SOLVER_WORKERS", 1, minimum=1)
 SOLVER_QUEUE = env_int("SOLVER_QUEUE", 4, minimum=0)
 SOLVER_WAIT = env_float("SOLVER_WAIT", 2.0, minimum=0.1, maximum=300.0)
@@ -531,6 +534,13 @@ ADMIN_ENABLED = env_bool("ADMIN_ENABLED", True)
 # An API token works for this many days after it was issued (then 401: log in again, which
 # issues a new one). Sessions (the pages) keep Django's own two weeks.
 TOKEN_LIFETIME_DAYS = env_int("TOKEN_LIFETIME_DAYS", 30, minimum=1)
+# API tokens are django-rest-knox's (core.accounts.auth): hashed at rest, a new one at each
+# log-in, each with its own expiry (fixed at issue: no refresh), sent as `Authorization: Token`.
+REST_KNOX = {
+    "TOKEN_TTL": dt.timedelta(days=TOKEN_LIFETIME_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}
 
 # Password hashing (core.accounts.hashing): a log-in, a sign-up or the admin's log-in
 # gives its database connection back before it hashes, and hashes in one of LOGIN_HASH_SLOTS slots
@@ -632,7 +642,7 @@ THROTTLE_RATES = {
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes "not logged in" a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "core.accounts.auth.ExpiringTokenAuthentication",
+        "core.accounts.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

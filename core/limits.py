@@ -2,23 +2,21 @@
 
 The limit is ``settings.MAX_BODY_API`` for paths under ``/api/`` (64 KB by default: the largest
 body the API takes is a few hundred bytes) and ``settings.MAX_BODY`` elsewhere (1 MB: the admin's
-forms). Two guards apply it:
+forms). :class:`BodyLimitMiddleware`, around the ASGI application, applies it: a
+``Content-Length`` over the limit is refused at once, without reading the body; a body streamed
+without one is counted as it arrives and refused as soon as the count passes the limit. Whatever
+serves the application, no view ever sees such a request.
 
-- :class:`BodyLimitMiddleware`, around the ASGI application: a ``Content-Length`` over the limit
-  is refused at once, without reading the body; a body streamed without one is counted as it
-  arrives and refused as soon as the count passes the limit. Whatever serves the application,
-  it never sees such a request.
-- :func:`limit_daphne_bodies`: Daphne (Twisted) reads a whole request before it calls the
-  application at all, and then queues every chunk of it at once, in memory — a 256 MB body cost
-  the process 260 MB. So Daphne's request class is replaced by one that applies the same limits
-  while the request arrives: a ``Content-Length`` over the limit is answered 413 as soon as the
-  headers are in, a body that grows past it as soon as it does, and the connection is closed;
-  nothing of the body is kept.
+Where the body waits before the application is the server's affair. Daphne reads a whole request
+(into a temporary file past 100 KB) before it calls the application at all, then queues all of it
+for the application at once: served alone (``make run``, one machine's zero-setup shape), it has
+read a large body, and holds it in memory until the request ends, by the time this middleware
+refuses it. In the deployed shape nginx stands in front (``deploy/nginx.conf``): its
+``client_max_body_size`` answers 413 to a larger body before any of it reaches Daphne.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -108,63 +106,3 @@ class BodyLimitMiddleware:
         ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-def limit_daphne_bodies() -> None:
-    """Make Daphne refuse a body over its path's limit while it arrives (see the module's
-    docstring). Idempotent."""
-    http_protocol: Any = importlib.import_module("daphne.http_protocol")  # (untyped)
-    base: Any = http_protocol.WebRequest
-    if getattr(base, "limits_bodies", False):
-        return
-
-    class LimitedWebRequest(base):  # type: ignore[misc]
-        """Daphne's request, refusing a body over its path's limit before storing it."""
-
-        limits_bodies = True
-        refused = False
-        received = 0
-        limit = 0
-
-        def gotLength(self, length: int | None) -> None:
-            # The request line is parsed (the channel keeps its path) and the headers are in.
-            raw = getattr(self.channel, "_path", b"") or b""
-            self.path_text = raw.split(b"?", 1)[0].decode("ascii", "replace")
-            self.limit = body_limit(self.path_text)
-            if length is not None and length > self.limit:
-                super().gotLength(0)
-                self.refuse()
-            else:
-                super().gotLength(length)
-
-        def handleContentChunk(self, data: bytes) -> None:
-            if self.refused:
-                return
-            self.received += len(data)
-            if self.received > self.limit:
-                self.refuse()
-                return
-            super().handleContentChunk(data)
-
-        def process(self) -> Any:
-            if self.refused:
-                return None
-            return super().process()
-
-        def refuse(self) -> None:
-            """Answer 413 straight on the connection, and close it."""
-            self.refused = True
-            self.requestHeaders.removeHeader(b"Expect")  # no "100 Continue" after this
-            log.warning("413: a body over %d bytes refused on %s", self.limit, self.path_text)
-            content_type, body = too_large(self.path_text, self.limit)
-            head = (
-                b"HTTP/1.1 413 Payload Too Large\r\n"
-                b"Content-Type: " + content_type + b"\r\n"
-                b"Content-Length: " + str(len(body)).encode() + b"\r\n"
-                b"Connection: close\r\n\r\n"
-            )
-            transport = self.channel.transport
-            transport.write(head + body)
-            transport.loseConnection()
-
-    http_protocol.WebRequest = LimitedWebRequest

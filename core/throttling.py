@@ -6,11 +6,13 @@ DEFAULT_THROTTLE_CLASSES, so nothing else is needed. The rates are settings.THRO
 (environment: THROTTLE_SIGNUP, THROTTLE_LOGIN, THROTTLE_LOGIN_ACCOUNT, THROTTLE_LOGIN_ACCOUNT_ALL,
 THROTTLE_ACTIONS, THROTTLE_STATES, THROTTLE_HINTS, THROTTLE_VERDICTS, THROTTLE_PRACTICE,
 THROTTLE_PRACTICE_NETWORK, THROTTLE_GUESTS, THROTTLE_GUEST_GAMES). A client is its user when
-authenticated, else its address (behind proxies see REST_FRAMEWORK["NUM_PROXIES"]) as
-:func:`address_key` counts it: an IPv4 address, or an IPv6 address's /64. Log-ins count by hand
-(:class:`LoginLimits`): per address, per account and network, per account; hints and verdicts
-count their searches only (:func:`limit`); a new practice game counts against several limits at
-once, per player and per network (:class:`Limits`, :func:`network_key`).
+authenticated (:func:`user_key`, the one name of a player in every limit: the REST views' and the
+game socket's actions count together), else its address (behind proxies see
+REST_FRAMEWORK["NUM_PROXIES"]) as :func:`address_key` counts it: an IPv4 address, or an IPv6
+address's /64. Log-ins are counted by :class:`LoginLimits`: per address, per account and
+network, per account; hints and verdicts count their searches only (:func:`limit`); a new
+practice game counts against several limits at once, per player and per network
+(:class:`Limits`, :func:`network_key`).
 
 **Addresses and networks.** An IPv6 client is counted by its /64: one subscriber is given a whole
 /64 (2^64 addresses) and may take any address in it, so counting each address apart was no limit
@@ -34,14 +36,29 @@ limit and logs the new request: on Redis one Lua script over a sorted set (``rl:
 on the zero-setup in-memory cache (this process's alone) under one lock. Of a burst of requests
 sent at once, exactly as many as the limit allows get through: a request is counted *before* the
 work it limits (a log-in before its password is hashed), never read, checked and written back
-later, which let 45 of 80 parallel wrong passwords through a limit of 20.
+later, which let 45 of 80 parallel wrong passwords through a limit of 20. A refused request is
+not counted; its wait (``Retry-After``) is the time until the oldest request in the log leaves it,
+at least a second and at most the period.
 
-The counters live in the cache's Redis when there is one (``REDIS_CACHE_URL``, else
-``REDIS_URL``), under the cache's key prefix, through this process's own bounded client of it
-(``core.redis_bounds``: Django's cache has no public way to run a script); else in the
-in-memory cache, through its public API. When Redis cannot be reached the limits fail open: the
-request goes through and a warning is logged, because a refused or failed request would be worse
-than an unlimited one for as long as Redis is away.
+**Counts given back.** Each entry of a log is named, so that one counted request can be taken back
+(:meth:`Counter.give_back`), which some limits need: a log-in answered 503 ``busy`` checked no
+password and is no failure of the account (else a log-in flood, which makes the site busy, would
+fill the owner's own count while they retry); a right password is no failure either; a new
+practice game refused for a bad code counts nothing (bad input changes nothing); and the limits of
+one request are counted all or none (:class:`Limits`: a request one limit refuses uses up none of
+the others). Why not the ``limits`` library, whose moving windows are atomic on Redis and in
+memory alike: it can count a request and clear a key's whole window, not take one request back
+(clearing the window instead would let a guesser who keeps the site busy wipe their own failures,
+and forget the games a player made), and its in-memory storage starts a timer thread in every
+process that uses it, which a web process must not (docs/architecture.md). One mechanism for every
+limit, whose atomicity ``tests/site/test_throttling_bursts.py`` tries with parallel bursts.
+
+The counts live in the cache's Redis when there is one (``REDIS_CACHE_URL``, else
+``REDIS_URL``), under the cache's key prefix, through this process's bounded client of it
+(``core.redis_bounds``: Django's cache has no public way to run a script); else in the in-memory
+cache, through its public API. When Redis cannot be reached the limits fail open: the request
+goes through and a warning is logged, because a refused or failed request would be worse than an
+unlimited one for as long as Redis is away.
 """
 
 from __future__ import annotations
@@ -88,9 +105,29 @@ def rate_of(scope: str) -> tuple[int, int] | None:
     return int(limit or 0), int(window or 1)
 
 
+def hit(scope: str, ident: str) -> float | None:
+    """Count one request of ``ident`` against ``scope``'s rate if it is within it: ``None`` (go
+    on), else the seconds until the oldest request counted leaves the window (refuse; nothing was
+    counted). Fails open when the cache is away."""
+    return Counter(scope, ident).hit()
+
+
+def user_key(user_pk: object) -> str:
+    """What every per-player limit counts a player under, whatever its scope: the REST views'
+    throttle (:class:`ScopedThrottle`) and the game socket (``games.api.moves.count_action``)
+    alike, so that actions over either way in count against one ``actions`` limit."""
+    return f"user:{user_pk}"
+
+
+def _address_ident(address: str) -> str:
+    """What a per-address limit counts ``address`` under (:func:`address_key`), hashed: the text
+    may come from a proxy's header, and the keys stay short and plain."""
+    return f"address:{_digest(address_key(address))}"
+
+
 class Counter:
     """The requests one key made within the last period of ``scope``'s rate: a sliding log of
-    their times, checked and added to in one atomic step."""
+    their times, named so that one can be given back, checked and added to in one atomic step."""
 
     def __init__(self, scope: str, ident: str) -> None:
         self.scope = scope
@@ -161,9 +198,8 @@ def _redis_key(key: str) -> str:
 
 def _admit(key: str, limit: int, window: int, now: float, member: str) -> float | None:
     """Atomically: drop the requests older than ``window``, and log this one if fewer than
-    ``limit`` remain (``None``), else the seconds until the oldest leaves — at most ``window``:
-    requests made at once each read the clock before they reach the log, so the oldest logged
-    may have read it a moment after this one did."""
+    ``limit`` remain (``None``), else the seconds until the oldest leaves — at most ``window``
+    (as :func:`hit`'s)."""
     client = _redis()
     if client is not None:
         answer = float(client.eval(_ADMIT, 1, _redis_key(key), now, window, limit, member))
@@ -192,30 +228,26 @@ def _remove(key: str, member: str, window: int) -> None:
 
 
 class ScopedThrottle(ScopedRateThrottle):
-    """DRF's ScopedRateThrottle, reading the rates when asked (DRF copies them at import, so a
-    test's override would go unseen), counting with an atomic :class:`Counter`, and counting an
-    anonymous client by :func:`address_key` (an IPv6 client by its /64)."""
+    """DRF's ScopedRateThrottle, counting with :func:`hit` (atomic), and reading the rates when
+    asked (DRF copies them at import, so a test's override would go unseen): a user by
+    :func:`user_key`, an anonymous client by :func:`address_key` (an IPv6 client by its /64)."""
+
+    retry_after: float | None = None
 
     def allow_request(self, request: Request, view: Any) -> bool:
         self.scope = getattr(view, self.scope_attr, None)
         if not self.scope:
             return True
-        counter = Counter(self.scope, "")
-        if counter.rate is None:
-            return True
-        self.num_requests, self.duration = counter.rate
-        ident = self.get_cache_key(request, view)
-        if ident is None:
-            return True
-        counter.ident = hashlib.sha256(ident.encode()).hexdigest()[:32]
-        self._wait = counter.hit()
-        return self._wait is None
-
-    def get_ident(self, request: Request) -> str:
-        return address_key(client_address(request))
+        user = request.user
+        if user is not None and user.is_authenticated:
+            ident = user_key(user.pk)
+        else:
+            ident = _address_ident(client_address(request))
+        self.retry_after = hit(self.scope, ident)
+        return self.retry_after is None
 
     def wait(self) -> float | None:
-        return self._wait
+        return self.retry_after
 
 
 def client_address(request: HttpRequest | Request) -> str:
@@ -291,7 +323,7 @@ class LoginLimits:
 
     def __init__(self, request: HttpRequest | Request, username: str) -> None:
         address = client_address(request)
-        self.address = Counter("login", address_key(address))
+        self.address = _address_ident(address)
         # (hashed: any text may be tried as a username, and the cache keys stay plain)
         self.account = _digest(username.strip().lower())
         self.network = network_of(address)
@@ -300,7 +332,7 @@ class LoginLimits:
 
     def admit(self) -> Throttled | None:
         """Count this attempt; the 429 to answer if a limit is passed."""
-        wait = self.address.hit()
+        wait = hit("login", self.address)
         if wait is not None:
             return Throttled(wait, _("Too many log-in attempts from this address."))
         wait = self.pair.hit()
@@ -355,7 +387,7 @@ def limit(scope: str, ident: str, message: str) -> Callable[[], None]:
     some of a view's requests (a hint counts its searches, not its lookups)."""
 
     def count() -> None:
-        wait = Counter(scope, ident).hit()
+        wait = hit(scope, ident)
         if wait is not None:
             raise Throttled(math.ceil(wait), message)
 

@@ -174,7 +174,9 @@ class WatcherUser(User):
                 except TimeoutError:
                     continue
                 frame = json.loads(text)
-                if frame.get("type") == "snapshot":
+                if frame.get("type") == "ping":  # the server's: answered, as the page does
+                    socket.send(json.dumps({"type": "pong", "n": frame["n"]}))
+                elif frame.get("type") == "snapshot":
                     seq = frame["seq"]
                 elif frame.get("type") == "update":
                     sent = dt.datetime.fromisoformat(frame["at"]).timestamp()

@@ -6,7 +6,8 @@ password PASSWORD. Clients, one per way of authenticating:
 - `owner_api`, `other_api`: APIClient with `Authorization: Token <key>`;
 - `session_client`: APIClient logged in as `owner` through the session, with CSRF checks
   enforced as in a browser; `session_client.csrf_headers()` gives the header to send.
-Helpers: `throttle_rates(signup="2/min", ...)` changes rates for one test.
+Helpers: `throttle_rates(signup="2/min", ...)` changes rates for one test; `token_of(user)` issues
+a new API token (knox's) and gives its key.
 
 Isolation: the cache is cleared before every test. On Redis (REDIS_URL set) the cache and
 channel layer use a key prefix of their own per test process, so parallel runs (and a
@@ -14,6 +15,7 @@ development server on the same Redis) never see each other's keys and clearing n
 flushes the whole database.
 """
 
+import datetime as dt
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -25,7 +27,6 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import override_settings
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from core import redis_bounds
@@ -149,10 +150,17 @@ def other(db: None) -> User:
     return User.objects.create_user("other", password=PASSWORD)
 
 
+def token_of(user: User, lifetime: dt.timedelta | None = None) -> str:
+    """A new API token of ``user`` (as a log-in issues one), working for ``lifetime`` (by default
+    the settings' ``TOKEN_LIFETIME_DAYS``): its key."""
+    from core.accounts import auth
+
+    return auth.issue(user, lifetime).key
+
+
 def token_client(user: User) -> APIClient:
-    token, _ = Token.objects.get_or_create(user=user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_of(user)}")
     return client
 
 

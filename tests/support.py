@@ -3,7 +3,8 @@
 Nothing here imports Django, so that a benchmark's client process stays light; the servers run in
 processes of their own.
 
-- :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started with an environment
+- :class:`Daphne`: one Daphne process on a free port of 127.0.0.1, started as every web process
+  is (``python -m canfield_site.serve``: Daphne with the settings' options) with an environment
   from :func:`django_env`, ready once ``/api/health/`` answers; a context manager.
 - :func:`migrate`: ``manage.py migrate`` in that environment; :func:`deal_days`: today dealt
   there, as a running worker deals it.
@@ -14,7 +15,8 @@ processes of their own.
 - :func:`postgres_database`: a scratch PostgreSQL database for a block.
 - :func:`next_action`: what a hurried player does next (a scoring move if there is one).
 - :class:`Nginx`: Debian's nginx running ``deploy/nginx.conf`` itself, its listening port and its
-  two upstreams substituted (:func:`nginx_conf`), in front of two Daphne processes.
+  two upstreams substituted (:func:`nginx_conf`; and, for a test of the edge's deadlines, shorter
+  timeouts), in front of two Daphne processes.
 - :class:`RedisServer`: a private ``redis-server`` on a free port (nothing kept on disk).
 """
 
@@ -41,7 +43,9 @@ from typing import IO, Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-DAPHNE = str(Path(sys.executable).with_name("daphne"))
+#: How every web process is started: Daphne with the settings' options (``canfield_site.serve``);
+#: then ``-b HOST -p PORT`` and any more of Daphne's options.
+SERVE = [sys.executable, "-m", "canfield_site.serve"]
 
 #: A move of one card to a foundation: it scores.
 SCORING = re.compile(r"^(R|W|T[1-4])-F[1-4]$")
@@ -194,7 +198,7 @@ class Daphne(_Child):
     ) -> None:
         super().__init__(env, log)
         self.port = port or free_port()
-        #: More arguments for daphne (``("--access-log", path)``).
+        #: More of Daphne's options (``("--access-log", path)``), after the settings'.
         self.args = args
 
     @property
@@ -203,10 +207,7 @@ class Daphne(_Child):
 
     def start(self, ready_within: float = 30) -> Daphne:
         """Start the process and wait until it answers."""
-        self._spawn(
-            [DAPHNE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port), *self.args]
-            + ["canfield_site.asgi:application"]
-        )
+        self._spawn([*SERVE, "-v", "0", "-b", "127.0.0.1", "-p", str(self.port), *self.args])
         self.wait_ready(ready_within)
         return self
 
@@ -424,16 +425,24 @@ NGINX = "/usr/sbin/nginx"
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 
 
-def nginx_conf(listen: int, upstreams: tuple[int, int], text: str | None = None) -> str:
+def nginx_conf(
+    listen: int,
+    upstreams: tuple[int, int],
+    text: str | None = None,
+    changes: dict[str, str] | None = None,
+) -> str:
     """``deploy/nginx.conf`` with its port (8080) and its upstreams (web1:8000, web2:8000)
-    replaced by 127.0.0.1 and the ports given; fails if the file no longer has them."""
+    replaced by 127.0.0.1 and the ports given, and each of ``changes`` (a directive as the file
+    writes it, and what replaces it: ``{"client_header_timeout 10s;": "client_header_timeout
+    2s;"}``) made; fails if the file no longer has each of them exactly once."""
     text = NGINX_CONF.read_text() if text is None else text
-    changes = {
+    replaced = {
         "listen 8080;": f"listen 127.0.0.1:{listen};",
         "server web1:8000 ": f"server 127.0.0.1:{upstreams[0]} ",
         "server web2:8000 ": f"server 127.0.0.1:{upstreams[1]} ",
+        **(changes or {}),
     }
-    for old, new in changes.items():
+    for old, new in replaced.items():
         if text.count(old) != 1:
             raise AssertionError(f"deploy/nginx.conf no longer has {old!r} exactly once")
         text = text.replace(old, new)
@@ -464,10 +473,18 @@ class Nginx(_Server):
     """``nginx`` in the foreground with :func:`nginx_conf`, its files in ``workdir``:
     ``with Nginx(workdir, (port_a, port_b)) as proxy: proxy.url``."""
 
-    def __init__(self, workdir: Path, upstreams: tuple[int, int], port: int = 0) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        upstreams: tuple[int, int],
+        port: int = 0,
+        changes: dict[str, str] | None = None,
+    ) -> None:
         self.workdir = workdir
         self.upstreams = upstreams
         self.port = port or free_port()
+        #: Directives of deploy/nginx.conf given other values (:func:`nginx_conf`).
+        self.changes = changes
 
     @property
     def url(self) -> str:
@@ -482,7 +499,7 @@ class Nginx(_Server):
             raise RuntimeError(f"{NGINX} is missing: apt-get install nginx (make tools does)")
         (self.workdir / "logs").mkdir(parents=True, exist_ok=True)
         conf = self.workdir / "nginx.conf"
-        conf.write_text(nginx_conf(self.port, self.upstreams))
+        conf.write_text(nginx_conf(self.port, self.upstreams, changes=self.changes))
         self.process = subprocess.Popen(
             [NGINX, "-p", f"{self.workdir}/", "-c", str(conf), "-e", str(self.error_log)]
             + ["-g", f"daemon off; pid {self.workdir / 'nginx.pid'};"],

@@ -8,4 +8,6 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import language  # noqa: F401  (connects the log-in receiver)
+        from . import language, sockets  # noqa: F401  (language: connects the log-in receiver)
+
+        sockets.connect_signals()  # (a log-out ends its credential's sockets)

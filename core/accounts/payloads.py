@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated, TypedDict
 
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 
-from core.accounts.auth import expires_at
+from core.accounts.auth import Issued, expires_at
 from core.accounts.guests import is_guest
 from core.formats import IsoDateTime, iso
 
@@ -16,7 +15,11 @@ class AuthResultDict(TypedDict):
     """What sign-up and log-in answer: the canonical username and the API token."""
 
     username: str
-    token: Annotated[str, "For scripts: send `Authorization: Token <token>`."]
+    token: Annotated[
+        str,
+        "For scripts: send `Authorization: Token <token>`. A new token at each log-in, shown "
+        "only here (the server keeps a hash of it).",
+    ]
     expires_at: Annotated[
         IsoDateTime, "When the token stops working (TOKEN_LIFETIME_DAYS after it was issued)."
     ]
@@ -37,9 +40,9 @@ def me(user: User) -> MeDict:
     return {"username": user.get_username(), "guest": is_guest(user)}
 
 
-def auth_result(user: User, token: Token) -> AuthResultDict:
+def auth_result(user: User, issued: Issued) -> AuthResultDict:
     return {
         "username": user.get_username(),
-        "token": token.key,
-        "expires_at": iso(expires_at(token)) or "",
+        "token": issued.key,
+        "expires_at": iso(expires_at(issued.token)) or "",
     }

@@ -1,9 +1,9 @@
 """POST /api/auth/signup/, /api/auth/login/, /api/auth/logout/ and GET /api/auth/me/.
 
 Sign-up and log-in open a session (for the pages, CSRF-protected as DRF does for session
-authentication) and answer the user's API token (for scripts: `Authorization: Token <key>`) with
-its expiry: a token works for TOKEN_LIFETIME_DAYS days, and log-in gives a new one once the
-current one has expired (core.accounts.auth).
+authentication) and answer a new API token (for scripts: `Authorization: Token <key>`) with its
+expiry: a token works for TOKEN_LIFETIME_DAYS days; each log-in issues one of its own, and a user
+may hold several (django-rest-knox's tokens: core.accounts.auth).
 A failed log-in is 400 `invalid_credentials`: the request was understood and refused, and a
 401 would tell a page it needs to log in, which is what it is doing.
 Both hash a password, which never holds a database connection and runs in a bounded number of
@@ -23,7 +23,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,7 +30,6 @@ from rest_framework.views import APIView
 
 from core import throttling
 from core.accounts import auth, guests, hashing
-from core.accounts.auth import fresh_token
 from core.accounts.payloads import auth_result, me
 from core.accounts.players import player
 from core.api_errors import ApiError, ErrorSerializer
@@ -82,16 +80,16 @@ class SignupView(APIView):
                 user = User.objects.create(
                     username=User.normalize_username(data["username"]), password=encoded
                 )
-                token = Token.objects.create(user=user)
+                issued = auth.issue(user)
                 if guest is not None:
                     guests.adopt(guest, user)
         except IntegrityError:
             # Someone took the name (in another case) between the check and the insert.
             raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
         login(request._request, user, backend=hashing.BACKEND)
-        auth.give(request._request, token)  # (a log-out of this session ends it)
+        auth.give(request._request, issued.token)  # (a log-out of this session ends it)
         throttling.remember_network(request, user.username)  # (its owner's network)
-        return Response(auth_result(user, token), status=201)
+        return Response(auth_result(user, issued), status=201)
 
 
 class LoginView(APIView):
@@ -132,17 +130,18 @@ class LoginView(APIView):
         if guest is not None and guest.pk != user.pk:
             with transaction.atomic():
                 guests.adopt(guest, user)
-        token = fresh_token(user)  # the current one, or a new one once it has expired
+        issued = auth.issue(user)  # a token of this log-in's own
         login(request._request, user)
-        auth.give(request._request, token)  # (a log-out of this session ends it)
-        return Response(auth_result(user, token))
+        auth.give(request._request, issued.token)  # (a log-out of this session ends it)
+        return Response(auth_result(user, issued))
 
 
 class LogoutView(APIView):
     """Ends the session, and the token it was given: logging out with a token deletes that token
-    (the next log-in makes a new one); logging out of a session deletes the token its log-in or
+    (the user's other tokens work on); logging out of a session deletes the token its log-in or
     sign-up answered, if it is still the user's (``core.accounts.auth.end_given``) — a
-    session that was given no token leaves the user's token to their scripts."""
+    session that was given no token leaves the user's tokens to their scripts. The sockets
+    opened with the token or the session are closed at once (``core.accounts.sockets``)."""
 
     permission_classes = [AllowAny]
 
@@ -153,7 +152,7 @@ class LogoutView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
-        if isinstance(request.auth, Token):
+        if auth.is_token(request.auth):
             request.auth.delete()
         elif request.user.is_authenticated:
             auth.end_given(request._request, request.user)

@@ -10,11 +10,22 @@ the socket's actions and Finish count against under the REST throttle's own key.
 **Who.** The socket's user is the session's (the route is wrapped in Channels'
 ``AuthMiddlewareStack``; the Origin is checked for every socket, ``AllowedHostsOriginValidator``)
 or, without one, the user of an API token sent as the first message, ``{"type": "auth", "token":
-"<key>"}`` (``ExpiringTokenAuthentication``: the REST API's rule), within :data:`AUTH_SECONDS`.
-Then the game must be theirs. A socket that cannot be authenticated is told ``not_authenticated``
-and closed with 4401; a game that does not exist or is someone else's, ``not_found`` and 4404 —
-one answer for both, as REST's 404 (:data:`CLOSE_CODES`). Once admitted it is told ``{"type":
-"ready", "ref", "game": <the game's payload>}`` (``ref``: the auth message's).
+"<key>"}`` (``core.accounts.auth.TokenAuthentication``: the REST API's rule, a malformed key
+refused before any query), within :data:`AUTH_SECONDS`. Then the game must be theirs. A socket
+that cannot be authenticated is told ``not_authenticated`` and closed with 4401; a game that does
+not exist or is someone else's, ``not_found`` and 4404 — one answer for both, as REST's 404
+(:data:`CLOSE_CODES`). Once admitted it is told ``{"type": "ready", "ref", "game": <the game's
+payload>}`` (``ref``: the auth message's).
+
+**Until the credential ends.** The socket lives as long as what admitted it
+(``core.accounts.sockets``): a log-out of its token or of its session, in any process, closes it
+at once (``not_authenticated``, 4401, in the words REST then answers), and so does its token's
+expiry (a timer on the socket's loop). Its process's :class:`~core.accounts.sockets.Watch` joins
+the credential's group before the ready frame's hop checks the credential, so that no end falls
+between the two; an end waits for the answer of the message in hand (:attr:`GameConsumer.turn`).
+Should an end be lost (the channel layer failing), the credential is checked again, in a
+message's own hop, before any message while the watch is not steady and before the first message
+:data:`~core.accounts.sockets.RECHECK_SECONDS` after the last check.
 
 **Messages** (client to server, JSON text frames): ``{"type": "action", "ply", "action"}`` or
 ``{"type": "action", "ply", "tap", "index", "double_click"}``, ``{"type": "finish", "ply"}``,
@@ -34,6 +45,9 @@ the database overlaps another's, as Django's HTTP requests, each in a thread of 
 Each of those few threads keeps its database connection between messages
 (:func:`on_kept_connection`): a message borrows none from the PostgreSQL pool, so it costs no
 lending and no check of a connection; one that saw an error or lay unused is given back.
+Before each message Channels' own ``dispatch`` also hops to its one database thread and back,
+to close that thread's old connections, which this consumer does not use: Channels has no public
+way to leave it out, and it costs a message about a tenth of a millisecond.
 
 Like every websocket, it is within ``core.socket_limits`` (message size, rate, unread
 output, sockets per network), around every route in ``canfield_site/asgi.py``.
@@ -52,15 +66,17 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import close_old_connections, connections
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import APIException, AuthenticationFailed
 
-from core.accounts.auth import ExpiringTokenAuthentication
+from core.accounts import sockets
+from core.accounts.auth import user_of_key
+from core.accounts.sockets import Credential, Refusal, Watch
 from core.api_errors import UNAVAILABLE, UNAVAILABLE_RETRY
 from core.parsers import MAX_DEPTH, depth
 from games import payloads, services
@@ -164,16 +180,30 @@ def _refusal(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {**extra, "code": code, "message": message}
 
 
-def _token_user(key: str) -> User:
-    """The user of API token ``key`` (the REST API's rule), or ``AuthenticationFailed``."""
-    user, _token = ExpiringTokenAuthentication().authenticate_credentials(key)
-    assert isinstance(user, User)
-    return user
+def _token_user(key: str) -> tuple[User, Credential]:
+    """The user of API token ``key`` (the REST API's rule), and the token as the socket's
+    credential; or ``AuthenticationFailed``."""
+    user, token = user_of_key(key)
+    return user, Credential.of_token(token)
 
 
-def _ready(game_id: int, user: User, ref: Ref, known: services.Known) -> str:
-    """The ``ready`` frame of ``user``'s game (``GameError`` ``not_found`` if it is none), whose
-    row ``known`` then holds."""
+class CredentialEnded(Exception):
+    """The socket's credential no longer admits its user: refused with ``refusal``."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal["message"])
+        self.refusal = refusal
+
+
+def _ready(
+    game_id: int, user: User, ref: Ref, known: services.Known, credential: Credential
+) -> str:
+    """The ``ready`` frame of ``user``'s game, whose row ``known`` then holds; ``CredentialEnded``
+    if ``credential`` no longer admits ``user``, ``GameError`` ``not_found`` if the game is none
+    of theirs."""
+    refusal = credential.refusal(user)
+    if refusal is not None:
+        raise CredentialEnded(refusal)
     game = services.get_game(game_id, user)
     known.game = game
     return _frame("ready", ref, {"game": payloads.game_dict(game, utc_today())})
@@ -219,25 +249,60 @@ def _play(
     return _answer(kind, ref, move)
 
 
+def _play_checked(
+    credential: Credential | None,
+    game_id: int,
+    user: User,
+    kind: str,
+    ref: Ref,
+    body: dict[str, Any],
+    known: services.Known,
+) -> str | Refusal:
+    """:func:`_play`, after ``credential`` (when given: a check is due) is found to still admit
+    ``user``; else its refusal, and nothing is played."""
+    if credential is not None:
+        refusal = credential.refusal(user)
+        if refusal is not None:
+            return refusal
+    return _play(game_id, user, kind, ref, body, known)
+
+
 class GameConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = NO_LAYER
     game_id = 0
     #: The socket's player, once admitted.
     user: User | None = None
+    #: What the socket was admitted with (``core.accounts.sockets``), once it is being admitted.
+    credential: Credential | None = None
+    #: When the credential was last found to admit the user (the monotonic clock).
+    checked = 0.0
     #: The game's row as the socket's last move left it (``services.Known``).
     known: services.Known
+    #: Held while the socket admits its user or answers a message, and by the end of its
+    #: credential, which so comes after the answer in hand.
+    turn: asyncio.Lock
     #: Whether the server has closed the socket (what the client still sends is not answered).
     closing = False
+    #: The language of the socket's frames (``core.socket_limits``), for those the socket sends
+    #: from outside its own context: the end of its credential.
+    language = "en"
     _deadline: asyncio.TimerHandle | None = None
     _timeout: asyncio.Task[None] | None = None
+    _expiry: asyncio.TimerHandle | None = None
+    _expired: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.known = services.Known()
+        self.turn = asyncio.Lock()
+        self.language = translation.get_language()
         await self.accept()
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
-            await self.admit(user)
+            session_key = self.scope["session"].session_key
+            assert isinstance(session_key, str)  # (the session that authenticated the user)
+            async with self.turn:
+                await self.admit(user, Credential.of_session(session_key))
             return
         self._deadline = asyncio.get_running_loop().call_later(AUTH_SECONDS, self._time_out)
 
@@ -248,33 +313,64 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
         )
 
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Channels's dispatch without its ``close_old_connections`` before every message (a hop
-        to the database thread each): this consumer touches the database only through
-        :func:`in_thread`, which does it."""
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
-
     async def disconnect(self, code: int) -> None:
+        self.closing = True
         self.disconnect_deadline()
+        self.stop_expiry()
+        if self.credential is not None:
+            await Watch.current().leave(self, self.credential.group)
 
-    async def admit(self, user: object, ref: Ref = None) -> None:
-        """Serve ``user`` if the game is theirs, else refuse (``not_found``) and close."""
+    async def admit(self, user: object, credential: Credential, ref: Ref = None) -> None:
+        """Serve ``user`` if ``credential`` still admits them and the game is theirs, else
+        refuse (``not_authenticated``, ``not_found``) and close. The socket watches the
+        credential from before its check on (``core.accounts.sockets``)."""
         assert isinstance(user, User)
+        self.credential = credential
+        await Watch.current().join(self, credential.group)
         try:
-            ready = await in_thread(_ready)(self.game_id, user, ref, self.known)
+            ready = await in_thread(_ready)(self.game_id, user, ref, self.known, credential)
+        except CredentialEnded as exc:
+            await self.refuse_and_close(exc.refusal, ref)
+            return
         except GameError as exc:
             await self.refuse_and_close(exc.to_dict(), ref)
             return
+        self.checked = time.monotonic()
         self.user = user
         await self.send(text_data=ready)
+        if credential.expiry is not None:
+            left = (credential.expiry - timezone.now()).total_seconds()
+            self._expiry = asyncio.get_running_loop().call_later(max(left, 0.0), self._expire)
+
+    def _expire(self) -> None:
+        self._expired = asyncio.ensure_future(self.end(expired=True))
+
+    async def credential_ended(self) -> None:
+        """The socket's credential was logged out (``core.accounts.sockets.Watch``)."""
+        await self.end(expired=False)
+
+    async def end(self, expired: bool) -> None:
+        """Refuse (the credential expired, or was logged out) and close, once the message in
+        hand is answered."""
+        assert self.credential is not None
+        with translation.override(self.language):
+            refusal = self.credential.expired() if expired else self.credential.ended()
+        async with self.turn:
+            if not self.closing:
+                await self.refuse_and_close(refusal)
+
+    def check_due(self) -> bool:
+        """Whether the credential is to be checked before the next message: while the watch is
+        not steady, or once the last check is ``RECHECK_SECONDS`` old."""
+        return (
+            not Watch.current().steady or time.monotonic() - self.checked >= sockets.RECHECK_SECONDS
+        )
 
     async def refuse_and_close(self, refusal: Mapping[str, Any], ref: Ref = None) -> None:
         """Refuse with ``refusal`` (``not_authenticated``, ``not_found``) and close the socket
         with its code."""
         self.disconnect_deadline()
+        self.stop_expiry()
         self.closing = True
         await self.send(text_data=_frame("refused", ref, refusal))
         await self.close(code=CLOSE_CODES[refusal["code"]])
@@ -284,12 +380,21 @@ class GameConsumer(AsyncWebsocketConsumer):
             self._deadline.cancel()
             self._deadline = None
 
+    def stop_expiry(self) -> None:
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+
     async def refuse(self, ref: Ref, code: str, message: str, **extra: Any) -> None:
         await self.send(text_data=_frame("refused", ref, _refusal(code, message, **extra)))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.closing:
-            return
+        async with self.turn:
+            if not self.closing:
+                await self.answer(text_data)
+
+    async def answer(self, text_data: str | None) -> None:
+        """Answer one message of the client's (a binary frame: ``text_data`` is ``None``)."""
         if text_data is None:
             await self.refuse(None, "malformed", _("Send JSON text frames, not binary ones."))
             return
@@ -323,7 +428,15 @@ class GameConsumer(AsyncWebsocketConsumer):
             text = _("Unknown message type: use action, finish or resign.")
             await self.refuse(ref, "invalid", text, fields={"type": [text]})
             return
-        answer = await in_thread(_play)(self.game_id, self.user, kind, ref, message, self.known)
+        check = self.credential if self.check_due() else None
+        answer = await in_thread(_play_checked)(
+            check, self.game_id, self.user, kind, ref, message, self.known
+        )
+        if isinstance(answer, dict):
+            await self.refuse_and_close(answer, ref)
+            return
+        if check is not None:
+            self.checked = time.monotonic()
         await self.send(text_data=answer)
 
     async def authenticate(self, kind: Any, ref: Ref, message: dict[str, Any]) -> None:
@@ -341,8 +454,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
             return
         try:
-            user = await in_thread(_token_user)(token)
+            user, credential = await in_thread(_token_user)(token)
         except AuthenticationFailed as exc:
             await self.refuse_and_close(moves.refusal(exc), ref)
             return
-        await self.admit(user, ref)
+        await self.admit(user, credential, ref)

@@ -12,11 +12,9 @@ not one. The REST views let the site's exception handler answer it; the socket a
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from rest_framework.exceptions import APIException, Throttled
-from rest_framework.throttling import SimpleRateThrottle
 
 from core import throttling
 from core.api_errors import error_body
@@ -59,11 +57,10 @@ def resign_game(game_id: int, user: services.Viewer) -> GameDict:
 
 def count_action(user: services.Viewer) -> None:
     """Count one against the player's actions limit (``THROTTLE_ACTIONS``), under the key the
-    REST views' throttle counts them by (``core.throttling.ScopedThrottle``: DRF's
-    key of the user, hashed), so that actions over REST and over the socket share one limit; or
-    raise ``Throttled`` (with the wait) when it is full, counting nothing."""
-    key = SimpleRateThrottle.cache_format % {"scope": ACTIONS_SCOPE, "ident": user.pk}
-    wait = throttling.Counter(ACTIONS_SCOPE, hashlib.sha256(key.encode()).hexdigest()[:32]).hit()
+    REST views' throttle counts them by (``core.throttling.user_key``), so that actions over
+    REST and over the socket share one limit; or raise ``Throttled`` (with the wait) when it is
+    full, counting nothing."""
+    wait = throttling.hit(ACTIONS_SCOPE, throttling.user_key(user.pk))
     if wait is not None:
         raise Throttled(wait)  # (as the REST view's throttle refuses: the same answer)
 

@@ -332,7 +332,9 @@ class GameHintView(APIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        limit = throttling.limit("hints", f"user:{request.user.pk}", _("Too many hints."))
+        limit = throttling.limit(
+            "hints", throttling.user_key(request.user.pk), _("Too many hints.")
+        )
         return Response(payloads.hint_dict(services.hint(pk, request.user, before_search=limit)))
 
 
@@ -377,7 +379,7 @@ class GameVerdictView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         limit = throttling.limit(
             "verdicts",
-            f"user:{request.user.pk}",
+            throttling.user_key(request.user.pk),
             _("Too many checks of whether the game can still be won."),
         )
         found = services.verdict(pk, request.user, before_search=limit)

@@ -35,8 +35,9 @@ busy process) is tried again, not taken for Redis away (``leaderboard.live.fanou
 
 Like every websocket of the site, the board's sockets are served within the site's limits
 (``core.socket_limits``, around every websocket route): a message over the size limit
-closes the socket with 1009, more messages than its rate allows with 1008, a client that leaves
-its output unread is dropped, a network's sockets past its cap are refused with 4429 — the
+closes the socket with 4009, more messages than its rate allows with 4008, a client that leaves
+its output unread (it does not answer the layer's ping) with 4008 too, a network's sockets past
+its cap are refused with 4429 — the
 consumer never sees those messages or sockets. The same layer chooses the socket's language
 (the language cookie, else Accept-Language), in which its error frames speak.
 """

@@ -25,19 +25,28 @@ import websocket
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token  # type: ignore[import-untyped,unused-ignore]
+from rest_framework.test import APIClient
 
 from canfield_site.asgi import application
-from core.accounts.auth import lifetime
+from core.accounts import auth, sockets
 from games import services
 from games.api import consumers
 from games.engine import DealCode
 from games.models import Game, LoggedAction
-from tests.conftest import token_client
+from tests.conftest import SessionClient, token_client, token_of
 from tests.games.helpers import CODE, WORKED_EXAMPLE, expected_game, winning_line
 from tests.games.test_hidden_cards import assert_hides, random_request
 from tests.site.sockets import RawWebsocket
-from tests.support import Daphne, django_env, get_json, migrate, post_json
+from tests.support import (
+    Daphne,
+    Deployment,
+    RedisServer,
+    django_env,
+    get_json,
+    migrate,
+    post_json,
+)
 
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 PASSWORD = "felt-green-canfield-42"
@@ -64,10 +73,6 @@ def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return wrapper
 
 
-def token_of(user: Any) -> str:
-    return str(Token.objects.get_or_create(user=user)[0].key)
-
-
 def session_cookie(user: Any) -> bytes:
     client = Client()
     client.force_login(user)
@@ -90,8 +95,12 @@ async def authenticated(game_id: int, token: str) -> tuple[WebsocketCommunicator
 
 
 async def ask(client: WebsocketCommunicator, message: dict[str, Any]) -> Any:
+    """The answer to ``message`` (the site's pings on the way answered, as a page answers them:
+    core.socket_limits)."""
     await client.send_json_to(message)
-    return await client.receive_json_from(timeout=10)
+    while (frame := await client.receive_json_from(timeout=10))["type"] == "ping":
+        await client.send_json_to({"type": "pong", "n": frame["n"]})
+    return frame
 
 
 async def closed_with(client: WebsocketCommunicator) -> int:
@@ -451,11 +460,11 @@ async def test_another_player_s_session_is_refused_and_nothing_changes(owner, ot
 
 
 def expire(user: Any) -> str:
-    token = Token.objects.get_or_create(user=user)[0]
-    Token.objects.filter(pk=token.pk).update(
-        created=token.created - lifetime() - dt.timedelta(seconds=1)
-    )
-    return str(token.key)
+    """The key of a token of ``user``'s whose lifetime is over."""
+    issued = auth.issue(user)
+    tokens = auth.token_model().objects.filter(pk=issued.token.pk)
+    tokens.update(expiry=dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1))
+    return issued.key
 
 
 @pytest.mark.parametrize(
@@ -466,13 +475,28 @@ def expire(user: Any) -> str:
             'Authenticate first: send {"type": "auth", "token": "<your API token>"}.',
         ),
         ({"type": "auth", "token": "0" * 40}, "Invalid token."),
+        ({"type": "auth", "token": "0" * 64}, "Invalid token."),
+        ({"type": "auth", "token": "\u0000"}, "Invalid token."),
+        ({"type": "auth", "token": "\u0000" * 64}, "Invalid token."),
+        ({"type": "auth", "token": "\ud800" * 64}, "Invalid token."),
+        ({"type": "auth", "token": "é" * 64}, "Invalid token."),
         ({"type": "auth", "token": 12}, None),
         (
             {"type": "auth", "token": "expired"},
             "The token has expired: log in again for a new one.",
         ),
     ],
-    ids=["a visitor's action", "a bad token", "a token not a string", "an expired token"],
+    ids=[
+        "a visitor's action",
+        "a bad token",
+        "an unknown token",
+        "a NUL byte",
+        "NUL bytes",
+        "lone surrogates",
+        "not ASCII",
+        "a token not a string",
+        "an expired token",
+    ],
 )
 @run
 async def test_a_socket_that_cannot_authenticate_is_refused_closed_with_4401_and_nothing_changes(
@@ -652,6 +676,169 @@ async def test_the_actions_limit_counts_rest_and_socket_actions_together(owner, 
     await client.disconnect()
 
 
+# --- a socket ends with its credential --------------------------------------------------------
+
+#: The frames that end a socket: its token logged out (what REST then answers it), its session
+#: logged out, its token expired.
+TOKEN_ENDED = {
+    "type": "refused",
+    "ref": None,
+    "code": "not_authenticated",
+    "message": "Invalid token.",
+}
+SESSION_ENDED = {**TOKEN_ENDED, "message": "Authentication credentials were not provided."}
+TOKEN_EXPIRED = {**TOKEN_ENDED, "message": "The token has expired: log in again for a new one."}
+LOGOUT = "/api/auth/logout/"
+
+
+def script(key: str) -> APIClient:
+    """An API client with ``Authorization: Token <key>``."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def log_out_token(key: str) -> int:
+    """``POST /api/auth/logout/`` with token ``key``, in this process: its status."""
+    return script(key).post(LOGOUT).status_code
+
+
+async def ended(client: WebsocketCommunicator, timeout: float = 10) -> tuple[Any, int]:
+    """The frame that ends a socket the server closes next, and its close code."""
+    frame = await client.receive_json_from(timeout=timeout)
+    return frame, await closed_with(client)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Wait until ``condition()`` holds, ``timeout`` seconds at most."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.05)
+
+
+@run
+async def test_a_socket_is_closed_4401_as_soon_as_its_token_logs_out(owner):
+    """In this process, on its channel layer (the in-memory one, or Redis when the run has it):
+    the socket of the token logged out is told and closed at once, without a message of its own;
+    the player's socket of another token (another log-in) plays on."""
+    game = await sync_to_async(services.new_game)(owner, code=CODE)
+    ended_key, kept_key = [await sync_to_async(token_of)(owner) for _ in range(2)]
+    client, _ = await authenticated(game.pk, ended_key)
+    kept, _ = await authenticated(game.pk, kept_key)
+
+    status = await sync_to_async(log_out_token)(ended_key)
+    frame, code = await ended(client)
+
+    assert (status, frame, code) == (204, TOKEN_ENDED, 4401)
+    played = await ask(kept, {"type": "action", "ply": 0, "action": "R-T2"})
+    assert (played["type"], played["applied"]) == ("played", "R-T2")
+    await kept.disconnect()
+
+
+@run
+async def test_a_socket_is_closed_4401_as_soon_as_its_session_logs_out(owner):
+    """The page's case: the browser logs out over the API; its socket is closed at once, and
+    the socket of the player's other browser plays on."""
+    game = await sync_to_async(services.new_game)(owner, code=CODE)
+    browser = SessionClient()
+    await sync_to_async(browser.force_login)(owner)
+    client = await open_socket(game.pk, f"sessionid={browser.cookies['sessionid'].value}".encode())
+    other = await open_socket(game.pk, await sync_to_async(session_cookie)(owner))
+    assert (await client.receive_json_from(timeout=5))["type"] == "ready"
+    assert (await other.receive_json_from(timeout=5))["type"] == "ready"
+
+    headers = await sync_to_async(browser.csrf_headers)()
+    response = await sync_to_async(browser.post)(LOGOUT, **headers)
+    frame, code = await ended(client)
+
+    assert (response.status_code, frame, code) == (204, SESSION_ENDED, 4401)
+    played = await ask(other, {"type": "action", "ply": 0, "action": "R-T2"})
+    assert (played["type"], played["applied"]) == ("played", "R-T2")
+    await other.disconnect()
+
+
+@run
+async def test_a_socket_is_closed_4401_when_its_token_expires(owner):
+    game = await sync_to_async(services.new_game)(owner, code=CODE)
+    key = await sync_to_async(token_of)(owner, dt.timedelta(seconds=4))
+    client, ready = await authenticated(game.pk, key)
+    assert ready["type"] == "ready"
+
+    frame, code = await ended(client, timeout=30)  # (at the token's expiry, a few seconds on)
+
+    assert (frame, code) == (TOKEN_EXPIRED, 4401)
+
+
+def delete_unannounced(key: str) -> None:
+    """Delete token ``key`` with no signal sent: as if its log-out's end had been lost."""
+    from django.db import connection
+
+    table = auth.token_model()._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE digest = %s", [hash_token(key)])
+
+
+@run
+async def test_a_lost_end_is_found_at_the_next_check_and_nothing_is_played(owner, monkeypatch):
+    """An end that never reached the socket: its next message that checks the credential (one
+    a minute, RECHECK_SECONDS; here every one) is refused with the credential's refusal and the
+    socket closed, the message not played."""
+    game = await sync_to_async(services.new_game)(owner, code=CODE)
+    key = await sync_to_async(token_of)(owner)
+    client, _ = await authenticated(game.pk, key)
+    await sync_to_async(delete_unannounced)(key)
+    monkeypatch.setattr(sockets, "RECHECK_SECONDS", 0.0)
+
+    frame = await ask(client, {"type": "action", "ply": 0, "action": "R-T2", "ref": 5})
+
+    assert frame == {**TOKEN_ENDED, "ref": 5}
+    assert await closed_with(client) == 4401
+    assert await sync_to_async(logged)(game.pk) == []
+
+
+@run
+async def test_while_the_channel_layer_fails_each_message_checks_its_credential(owner, settings):
+    """A private Redis as the channel layer, killed: the watch is no longer steady and an end
+    sent meanwhile reaches nobody, so each message checks its socket's credential (a token
+    logged out meanwhile is refused, nothing played); once Redis is back (empty) the watch joins
+    its groups again and an end closes its socket at once again."""
+    with RedisServer() as redis:
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "leaderboard.layers.RedisChannelLayer",
+                "CONFIG": {
+                    "hosts": [
+                        {"address": redis.url, "socket_timeout": 1, "socket_connect_timeout": 1}
+                    ],
+                    "prefix": "ends",
+                },
+            }
+        }
+        game = await sync_to_async(services.new_game)(owner, code=CODE)
+        lost_key, kept_key = [await sync_to_async(token_of)(owner) for _ in range(2)]
+        lost, _ = await authenticated(game.pk, lost_key)
+        kept, _ = await authenticated(game.pk, kept_key)
+        watch = sockets.Watch.current()
+        assert watch.steady
+
+        await sync_to_async(redis.kill)()
+        await until(lambda: not watch.steady)
+        status = await sync_to_async(log_out_token)(lost_key)  # (its end is lost)
+        refused = await ask(lost, {"type": "action", "ply": 0, "action": "R-T2", "ref": 1})
+        lost_code = await closed_with(lost)
+
+        await sync_to_async(redis.start)()
+        await until(lambda: watch.steady)
+        played = await ask(kept, {"type": "action", "ply": 0, "action": "R-T2", "ref": 2})
+        kept_status = await sync_to_async(log_out_token)(kept_key)
+        kept_end = await ended(kept)
+
+    assert (status, refused, lost_code) == (204, {**TOKEN_ENDED, "ref": 1}, 4401)
+    assert (played["type"], played["applied"]) == ("played", "R-T2")
+    assert (kept_status, kept_end) == (204, (TOKEN_ENDED, 4401))
+    assert await sync_to_async(logged)(game.pk) == [(0, "R-T2")]
+
+
 # --- a real Daphne ---------------------------------------------------------------------------
 
 
@@ -725,8 +912,8 @@ def raw_socket(daphne: Daphne, game_id: int, token: str, source: str) -> RawWebs
 
 
 def test_the_game_socket_is_within_the_socket_limits(daphne):
-    """The site's limits are around every websocket route: a message over SOCKET_MAX_MESSAGE is
-    closed with 1009, a flood with 1008 (both tested at length in tests/site)."""
+    """The site's limits are around every websocket route: a frame over SOCKET_MAX_MESSAGE is
+    dropped, a flood closed with 4008 (both tested at length in tests/site)."""
     token, _ = sign_up(daphne)
     game = new_game(daphne, token)
 
@@ -739,9 +926,85 @@ def test_the_game_socket_is_within_the_socket_limits(daphne):
                 client.send_text('{"type": "nothing"}')
         except OSError:  # (reset: the server is done with it)
             pass
-        _, flood, reason = client.read_to_close()
+        texts, flood, _ = client.read_to_close()
 
-    assert large == 1009
-    assert (flood, reason) == (1008, "too_many_messages")
+    assert large is None  # (no close frame: Daphne drops the connection as the frame begins)
+    assert (flood, json.loads(texts[-1])["code"]) == (4008, "too_many_messages")
     status, stored = get_json(f"{daphne.url}/api/games/{game['id']}/", token)
     assert (status, stored["ply"]) == (200, 0)
+
+
+def log_out_session(daphne: Daphne, cookie: str) -> int:
+    """``POST /api/auth/logout/`` as the page sends it, with the session ``cookie`` and the CSRF
+    token (from the ``csrftoken`` cookie that ``GET /api/auth/me/`` sets): its status."""
+    with urllib.request.urlopen(
+        urllib.request.Request(f"{daphne.url}/api/auth/me/", headers={"Cookie": cookie}),
+        timeout=30,
+    ) as response:
+        cookies = http.cookies.SimpleCookie()
+        for header in response.headers.get_all("Set-Cookie"):
+            cookies.load(header)
+    csrf = cookies["csrftoken"].value
+    request = urllib.request.Request(
+        f"{daphne.url}/api/auth/logout/",
+        b"",
+        {"Cookie": f"{cookie}; csrftoken={csrf}", "X-CSRFToken": csrf},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return int(response.status)
+
+
+def frames_to_close(client: RawWebsocket) -> tuple[list[Any], int | None]:
+    texts, code, _ = client.read_to_close(timeout=15)
+    return [json.loads(text) for text in texts], code
+
+
+def test_a_real_socket_is_closed_4401_when_its_token_logs_out(daphne):
+    token, _ = sign_up(daphne)
+    game = new_game(daphne, token)
+
+    with raw_socket(daphne, game["id"], token, "127.6.3.1") as client:
+        status, _ = post_json(f"{daphne.url}/api/auth/logout/", {}, token)
+        frames, code = frames_to_close(client)
+
+    assert (status, frames, code) == (204, [TOKEN_ENDED], 4401)
+
+
+def test_a_real_socket_is_closed_4401_when_its_session_logs_out(daphne):
+    token, cookie = sign_up(daphne)
+    game = new_game(daphne, token)
+    socket = websocket.create_connection(
+        f"ws://127.0.0.1:{daphne.port}/ws/games/{game['id']}/",
+        header=[f"Cookie: {cookie}"],
+        origin=daphne.url,
+        timeout=15,
+    )
+    try:
+        ready = json.loads(socket.recv())
+        status = log_out_session(daphne, cookie)
+        frame = json.loads(socket.recv())
+        opcode, data = socket.recv_data(control_frame=True)
+    finally:
+        socket.close()
+
+    assert (ready["type"], status, frame) == ("ready", 204, SESSION_ENDED)
+    assert (opcode, int.from_bytes(data[:2], "big")) == (websocket.ABNF.OPCODE_CLOSE, 4401)
+
+
+@pytest.mark.backend_free
+def test_a_log_out_served_by_one_process_closes_the_socket_another_holds(tmp_path):
+    """Two Daphne processes on one database and one Redis (the deployed shape): the socket is
+    held by B, the log-out is served by A; the end reaches B through the Redis channel layer."""
+    with RedisServer() as redis:
+        env = django_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", redis.url)
+        migrate(env)
+        with Deployment(env, tmp_path / "site", proxy=False) as site:
+            a, b = site.daphnes
+            token, _ = sign_up(a)
+            game = new_game(a, token)
+            with raw_socket(b, game["id"], token, "127.6.4.1") as client:
+                status, _ = post_json(f"{a.url}/api/auth/logout/", {}, token)
+                frames, code = frames_to_close(client)
+
+    assert (status, frames, code) == (204, [TOKEN_ENDED], 4401)

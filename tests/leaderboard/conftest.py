@@ -52,9 +52,9 @@ def clock(request: pytest.FixtureRequest) -> Iterator[Clock]:
     fake = Clock(dt.datetime(2030, 6, 15, 10, 0, tzinfo=dt.UTC))
     with mock.patch("django.utils.timezone.now", new=fake):
         if {"db", "transactional_db"} & set(request.fixturenames):
-            from rest_framework.authtoken.models import Token
+            from core.accounts import auth
 
-            Token.objects.update(created=fake.now)
+            auth.token_model().objects.update(created=fake.now, expiry=fake.now + auth.lifetime())
         yield fake
 
 

@@ -22,10 +22,10 @@ from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 
 from canfield_site.asgi import application
 from leaderboard.live import broadcast, snapshots
+from tests.conftest import token_of
 from tests.leaderboard.helpers import attempt, play, player, utc_today
 from tests.leaderboard.live import HEADERS
 from tests.support import ROOT
@@ -153,7 +153,7 @@ def test_a_web_process_starts_no_thread_loop_or_pool_of_its_own():
     own way of running sync code — none by the site's code."""
     today = utc_today()
     game = attempt(player("ann"), ["R-T2"])
-    token = Token.objects.create(user=game.owner).key
+    token = token_of(game.owner)
     started: list[tuple[str, list[traceback.FrameSummary]]] = []
     start = threading.Thread.start
 

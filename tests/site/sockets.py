@@ -3,6 +3,15 @@
 a client that reads nothing is exactly that — and may come from any loopback address
 (``127.x.y.z``: a network of its own) with small TCP buffers, as a far client's are.
 
+A client that reads answers the server's pings as a browser does. Daphne's protocol pings (sent
+to a socket quiet for ``SOCKET_PING_INTERVAL``) are answered by :meth:`RawWebsocket.frames` as
+it reads them. The site's own ping, ``{"type": "ping", "n"}``, sent once more than half of
+``SOCKET_MAX_PENDING`` bytes went to a socket, must come back as ``{"type": "pong", "n"}`` before
+the count passes ``SOCKET_MAX_PENDING``, or the socket is closed 4008 ``not_reading``
+(``core.socket_limits``): :meth:`RawWebsocket.next_text` and :meth:`RawWebsocket.read_to_close`
+answer it and pass over it, and :func:`pong_for` gives the answer to any client that reads
+frames itself (the benchmarks' ``websockets`` clients).
+
 Standard library only. Frames are masked with a zero key (any key is valid; this one leaves the
 payload as it is, so a flood costs the client nothing to build).
 """
@@ -10,6 +19,8 @@ payload as it is, so a flood costs the client nothing to build).
 from __future__ import annotations
 
 import base64
+import contextlib
+import json
 import os
 import socket
 import struct
@@ -41,6 +52,20 @@ def server_ended(connection: socket.socket) -> bool:
     state of it: nothing is read)."""
     state = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
     return state in (TCP_CLOSE, TCP_CLOSE_WAIT)
+
+
+def pong_for(text: str | bytes) -> str | None:
+    """The answer to a server's ping (``{"type": "ping", "n": 7}`` → ``{"type": "pong", "n":
+    7}``), or ``None`` when ``text`` is another frame."""
+    if b'"ping"' not in (text if isinstance(text, bytes) else text.encode()):
+        return None
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("type") != "ping" or "n" not in message:
+        return None
+    return json.dumps({"type": "pong", "n": message["n"]})
 
 
 def frame(opcode: int, payload: bytes, fin: bool = True) -> bytes:
@@ -94,6 +119,8 @@ class RawWebsocket:
                 break
             self.buffer += chunk
         head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        #: The site's pings answered so far.
+        self.pongs = 0
         status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
         if status != 101:
             self.sock.close()
@@ -105,6 +132,9 @@ class RawWebsocket:
 
     def send_ping(self, payload: bytes = b"") -> None:
         self.sock.sendall(frame(PING, payload))
+
+    def send_pong(self, payload: bytes = b"") -> None:
+        self.sock.sendall(frame(PONG, payload))
 
     def _read(self, count: int, deadline: float) -> bytes | None:
         while len(self.buffer) < count:
@@ -124,7 +154,7 @@ class RawWebsocket:
 
     def frames(self, timeout: float = 10) -> Iterator[tuple[int, bytes]]:
         """The server's frames, (opcode, payload) each, until the connection ends (a close
-        frame is the last one yielded)."""
+        frame is the last one yielded); a protocol ping is answered as it is read."""
         deadline = time.monotonic() + timeout
         while True:
             head = self._read(2, deadline)
@@ -139,25 +169,52 @@ class RawWebsocket:
             payload = self._read(size, deadline)
             if payload is None:
                 return
+            if opcode == PING:
+                with contextlib.suppress(OSError):
+                    self.send_pong(payload)
             yield opcode, payload
             if opcode == CLOSE:
                 return
 
+    def answered(self, payload: bytes) -> bool:
+        """Whether a text frame's ``payload`` was the server's ping, answered now (a pong that
+        can no longer be sent, the connection being closed, is left)."""
+        answer = pong_for(payload)
+        if answer is None:
+            return False
+        with contextlib.suppress(OSError):
+            self.send_text(answer)
+            self.pongs += 1
+        return True
+
     def read_to_close(self, timeout: float = 10) -> tuple[list[str], int | None, str]:
-        """Every text frame until the connection ends, and the close frame's code and reason
-        (``None`` and "" when it ended without one)."""
+        """Every text frame until the connection ends (pings answered, and left out), and the
+        close frame's code and reason (``None`` and "" when it ended without one)."""
         texts: list[str] = []
         for opcode, payload in self.frames(timeout):
-            if opcode == TEXT:
+            if opcode == TEXT and not self.answered(payload):
                 texts.append(payload.decode())
             elif opcode == CLOSE:
                 code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
                 return texts, code, payload[2:].decode(errors="replace")
         return texts, None, ""
 
+    def read_for(self, seconds: float) -> list[str]:
+        """The text frames that come within ``seconds`` (pings answered, and left out), as a
+        page reads while it waits."""
+        texts: list[str] = []
+        try:
+            for opcode, payload in self.frames(seconds):
+                if opcode == TEXT and not self.answered(payload):
+                    texts.append(payload.decode())
+        except TimeoutError:
+            pass
+        return texts
+
     def next_text(self, timeout: float = 10) -> str:
+        """The next text frame that is not a ping (pings are answered on the way)."""
         for opcode, payload in self.frames(timeout):
-            if opcode == TEXT:
+            if opcode == TEXT and not self.answered(payload):
                 return payload.decode()
         raise ConnectionError("closed before a text frame")
 

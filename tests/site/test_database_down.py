@@ -38,7 +38,8 @@ def fetch(url: str, token: str = "") -> tuple[int, dict[str, str], str]:
 
 
 def test_the_api_answers_503_unavailable_with_retry_after(down):
-    paths = [("/api/games/", "0" * 40), ("/api/daily/days/", ""), ("/api/players/someone/", "")]
+    # (a token of a key's shape, which only the database can refuse)
+    paths = [("/api/games/", "0" * 64), ("/api/daily/days/", ""), ("/api/players/someone/", "")]
     for path, token in paths:
         status, body = get_json(f"{down}{path}", token)
 

@@ -1,7 +1,7 @@
 import datetime as dt
 import os
 import threading
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
@@ -9,36 +9,53 @@ from django.contrib.auth.models import User
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.db import connection
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token  # type: ignore[import-untyped,unused-ignore]
 from rest_framework.test import APIClient
 
-from core.accounts import hashing
+from core.accounts import auth, hashing
 from tests.conftest import PASSWORD
 from tests.games.helpers import iso
 
 URL = "/api/auth/login/"
 REFUSED = {"code": "invalid_credentials", "message": "Wrong username or password."}
+EXPIRED = {
+    "code": "not_authenticated",
+    "message": "The token has expired: log in again for a new one.",
+}
+INVALID = {"code": "not_authenticated", "message": "Invalid token."}
+
+
+def tokens_of(user: User) -> Any:
+    """``user``'s API tokens (knox's rows), oldest first."""
+    return auth.token_model().objects.filter(user=user).order_by("created")
+
+
+def lasts(token: Any) -> dt.timedelta:
+    """How long ``token`` was issued for (to the second)."""
+    return dt.timedelta(seconds=round((token.expiry - token.created).total_seconds()))
 
 
 def test_it_logs_in(api, owner):
     response = api.post(URL, {"username": "owner", "password": PASSWORD})
 
     assert response.status_code == 200
-    token = Token.objects.get(user=owner)
-    assert response.json() == {
-        "username": "owner",
-        "token": token.key,
-        "expires_at": iso(token.created + dt.timedelta(days=30)),
-    }
+    body = response.json()
+    token = tokens_of(owner).get()
+    assert body == {"username": "owner", "token": body["token"], "expires_at": iso(token.expiry)}
+    assert token.digest == hash_token(body["token"]) != body["token"]  # (only a hash is kept)
+    assert lasts(token) == dt.timedelta(days=30)
     assert api.get("/api/auth/me/").json() == {"username": "owner", "guest": False}
 
 
-def age(token: Token, days: float) -> None:
-    Token.objects.filter(pk=token.pk).update(created=timezone.now() - dt.timedelta(days=days))
+def age(token: Any, days: float) -> None:
+    """Make ``token`` as if it had been issued ``days`` days ago."""
+    ago = timezone.now() - dt.timedelta(days=days)
+    tokens = auth.token_model().objects.filter(pk=token.pk)
+    tokens.update(created=ago, expiry=ago + dt.timedelta(days=30))
 
 
 def test_a_token_works_for_its_lifetime_only(api, owner, owner_api):
-    token = Token.objects.get(user=owner)
+    token = tokens_of(owner).get()
     age(token, 29.9)
     assert owner_api.get("/api/auth/me/").status_code == 200
 
@@ -46,32 +63,36 @@ def test_a_token_works_for_its_lifetime_only(api, owner, owner_api):
     response = owner_api.get("/api/auth/me/")
 
     assert response.status_code == 401
-    assert response.json() == {
-        "code": "not_authenticated",
-        "message": "The token has expired: log in again for a new one.",
-    }
+    assert response.json() == EXPIRED
+    assert not tokens_of(owner).exists()  # (deleted as it is refused: then it is unknown)
+    assert owner_api.get("/api/auth/me/").json() == INVALID
 
 
-def test_it_gives_a_new_token_once_the_old_one_has_expired(api, owner, owner_api):
-    old = Token.objects.get(user=owner)
-    age(old, 31)
+def test_each_log_in_gives_a_token_of_its_own_and_its_own_expiry(api, owner):
+    first = api.post(URL, {"username": "owner", "password": PASSWORD}).json()["token"]
+    age(tokens_of(owner).get(), 31)  # the first one has expired
+    second = api.post(URL, {"username": "owner", "password": PASSWORD}).json()["token"]
+    third = api.post(URL, {"username": "owner", "password": PASSWORD}).json()["token"]
+
+    assert len({first, second, third}) == 3
+    api.logout()
+    answers = []
+    for key in (first, second, third):
+        api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        answers.append(api.get("/api/auth/me/").json())
+    owner_ = {"username": "owner", "guest": False}
+    assert answers == [EXPIRED, owner_, owner_]
+    assert [lasts(token) for token in tokens_of(owner)] == [dt.timedelta(days=30)] * 2
+
+
+def test_it_reads_the_lifetime_from_the_settings(api, owner, settings):
+    settings.REST_KNOX = {**settings.REST_KNOX, "TOKEN_TTL": dt.timedelta(days=2)}
 
     body = api.post(URL, {"username": "owner", "password": PASSWORD}).json()
 
-    new = Token.objects.get(user=owner)
-    assert body["token"] == new.key != old.key
-    assert body["expires_at"] == iso(new.created + dt.timedelta(days=30))
-    assert owner_api.get("/api/auth/me/").status_code == 401  # the old key is gone
-    api.logout()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {new.key}")
-    assert api.get("/api/auth/me/").json() == {"username": "owner", "guest": False}
-
-
-def test_it_reads_the_lifetime_from_the_settings(api, owner, owner_api, settings):
-    settings.TOKEN_LIFETIME_DAYS = 2
-    age(Token.objects.get(user=owner), 2)
-
-    assert owner_api.get("/api/auth/me/").status_code == 401
+    token = tokens_of(owner).get()
+    assert lasts(token) == dt.timedelta(days=2)
+    assert body["expires_at"] == iso(token.expiry)
 
 
 def test_it_ignores_the_case_of_the_username(api, owner):
@@ -79,13 +100,6 @@ def test_it_ignores_the_case_of_the_username(api, owner):
 
     assert response.status_code == 200
     assert response.json()["username"] == "owner"
-
-
-def test_it_gives_the_same_token_each_time(api, owner):
-    first = api.post(URL, {"username": "owner", "password": PASSWORD}).json()["token"]
-    second = api.post(URL, {"username": "owner", "password": PASSWORD}).json()["token"]
-
-    assert first == second == Token.objects.get(user=owner).key
 
 
 def test_it_refuses_a_wrong_password(api, owner):

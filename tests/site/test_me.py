@@ -1,3 +1,7 @@
+import pytest
+
+from tests.conftest import token_of
+
 URL = "/api/auth/me/"
 
 
@@ -23,8 +27,22 @@ def test_it_refuses_anonymous_with_401(api):
     }
 
 
-def test_it_refuses_a_bad_token(api):
-    api.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+@pytest.mark.parametrize(
+    "key",
+    [
+        "not-a-token",
+        "0" * 64,  # the shape of a key, of no token
+        "\x01" * 64,  # (a NUL byte is refused 400 before: core.security)
+        "\xe9" * 64,  # a byte that is not ASCII
+        "A" * 64,  # (keys are lower-case hexadecimal)
+        "0" * 63,
+        "0" * 65,
+    ],
+    ids=["words", "unknown", "control", "latin-1", "upper-case", "short", "long"],
+)
+def test_it_refuses_a_bad_token(api, owner, key):
+    token_of(owner)  # (a token exists)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
 
     response = api.get(URL)
 

@@ -4,9 +4,9 @@ from unittest import mock
 import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token  # type: ignore[import-untyped,unused-ignore]
 
-from core.accounts import hashing
+from core.accounts import auth, hashing
 from core.accounts.serializers import USERNAME_RULES, USERNAME_TAKEN
 from tests.conftest import PASSWORD
 from tests.games.helpers import iso
@@ -19,12 +19,11 @@ def test_it_signs_up_and_logs_the_session_in(api):
 
     assert response.status_code == 201
     user = User.objects.get(username="Alice_1")
-    token = Token.objects.get(user=user)
-    assert response.json() == {
-        "username": "Alice_1",
-        "token": token.key,
-        "expires_at": iso(token.created + dt.timedelta(days=30)),
-    }
+    token = auth.token_model().objects.get(user=user)
+    body = response.json()
+    assert body == {"username": "Alice_1", "token": body["token"], "expires_at": iso(token.expiry)}
+    assert token.digest == hash_token(body["token"])  # (only a hash of it is kept)
+    assert abs(token.expiry - token.created - dt.timedelta(days=30)) < dt.timedelta(seconds=1)
     assert user.check_password(PASSWORD)
     assert api.get("/api/auth/me/").json() == {"username": "Alice_1", "guest": False}
 

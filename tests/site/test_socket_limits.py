@@ -1,20 +1,24 @@
-"""Sockets that cannot be flooded (``core.socket_limits``), against a real Daphne.
+"""Sockets that cannot be flooded (``core.socket_limits``, and Daphne's options from
+``canfield_site.serve``), against a real Daphne started as every web process is.
 
 The audit's attack — 20 anonymous sockets on today's board sending 1 KB of ``{"type":
 "zzz…"}`` in a loop and reading nothing — grew a Daphne by 536 MB in 20 s. Here each such
-socket is closed with 1008 after its burst, and the process's memory stays where it was; a
-message over the size limit is closed with 1009; a client that reads nothing is dropped once
-its unread output passes ``SOCKET_MAX_PENDING``, while a watcher of the same day keeps getting
-the day's updates; a network holds five sockets here (``SOCKET_MAX_PER_NETWORK``), the sixth is
-refused with 4429 while another network is served; pings count like messages; and a request whose
-headers or body never finish is answered 408 and dropped (``HTTP_HEADER_TIMEOUT``,
-``HTTP_BODY_TIMEOUT``, 2 s here), whatever bytes keep trickling in.
+socket is closed with 4008 after its burst, and the process's memory stays where it was; a frame
+over the size limit is dropped as it begins, a message over it in smaller frames closed with
+4009; a client that keeps sending within the rate but reads nothing is closed ``not_reading``
+once what was sent to it passes ``SOCKET_MAX_PENDING`` (64 KB here) with the site's ping
+unanswered, while a watcher of the same day, which answers, keeps getting the day's updates; a
+client that sends nothing and reads nothing is dropped by Daphne's ping time-out; a network
+holds five sockets here (``SOCKET_MAX_PER_NETWORK``), the sixth is refused with 4429 while
+another network is served.
 
 One Daphne serves the module, on a SQLite file whose today has a deal (the rules' worked
-example) and a board of 100 players. The clients come from loopback addresses of their own
-(``127.x.y.z``: Linux routes the whole 127/8 to the loopback), one network per /24, through
-``tests/site/sockets.py``'s client, which reads only when told to. How fast each limit acts is
-measured by ``benchmarks/flood.py``; the bounds here are generous.
+example) and a board of 100 players (a snapshot of ~33 KB: past half of 64 KB, so the site pings
+right after it); the test of the ping time-out starts another on the same file, pinging after
+1 s. The clients come from loopback addresses of their own (``127.x.y.z``: Linux routes the whole
+127/8 to the loopback), one network per /24, through ``tests/site/sockets.py``'s client, which
+reads only when told to. How fast each limit acts is measured by ``benchmarks/flood.py``; the
+bounds here are generous.
 """
 
 from __future__ import annotations
@@ -22,38 +26,46 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
 
-from tests.site.sockets import RawWebsocket, rss_kib, seed_board
+from core.socket_limits import Credit
+from tests.site.sockets import PING, RawWebsocket, rss_kib, seed_board
 from tests.support import Daphne, django_env, get_json, migrate, post_json, start_daily
 
-#: Players on today's board, with the longest names there are: a snapshot of ~37 KB.
+#: Players on today's board, with the longest names there are: a snapshot of ~33 KB.
 BOARD = 100
 PASSWORD = "felt-green-canfield-42"
+#: The unread output a socket may leave here (``SOCKET_MAX_PENDING``, its least).
+PENDING = 64 * 1024
 
 pytestmark = pytest.mark.backend_free  # its own Daphne and SQLite file
 
 
 @pytest.fixture(scope="module")
-def daphne(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daphne]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The module's folder and environment, on a migrated SQLite file with today's board."""
     work = tmp_path_factory.mktemp("socket-limits")
     env = django_env(
         f"sqlite:///{work / 'db.sqlite3'}",
         SOCKET_MAX_PER_NETWORK="5",
-        SOCKET_MAX_PENDING=str(64 * 1024),
-        HTTP_HEADER_TIMEOUT="2",
-        HTTP_BODY_TIMEOUT="2",
+        SOCKET_MAX_PENDING=str(PENDING),
     )
     migrate(env)
     seed_board(env, BOARD)
+    return work, env
+
+
+@pytest.fixture(scope="module")
+def daphne(site: tuple[Path, dict[str, str]]) -> Iterator[Daphne]:
+    work, env = site
     with Daphne(env, work / "daphne.log") as server:
         yield server
 
@@ -68,9 +80,18 @@ def snapshot_of(client: RawWebsocket) -> dict[str, Any]:
     return frame
 
 
-def test_a_flood_of_unknown_messages_is_closed_with_1008_and_leaves_memory_alone(daphne):
+def eventually_closed(client: RawWebsocket, within: float, what: str) -> None:
+    """Until the server has ended ``client``'s connection (read nothing meanwhile); fails after
+    ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while not client.closed():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def test_a_flood_of_unknown_messages_is_closed_with_4008_and_leaves_memory_alone(daphne):
     """The audit's attack, 20 sockets at once (one network each), each sending 1 KB unknown
-    messages without reading: each is closed with 1008 after its burst, told why."""
+    messages without reading: each is closed with 4008 after its burst, told why."""
     junk = json.dumps({"type": "z" * 1000})
     before = rss_kib(daphne.pid)
     results: list[tuple[list[str], int | None, str]] = []
@@ -92,7 +113,7 @@ def test_a_flood_of_unknown_messages_is_closed_with_1008_and_leaves_memory_alone
     after = rss_kib(daphne.pid)
 
     assert len(results) == 20
-    for texts, code, reason in results:
+    for texts, code, _ in results:
         frames = [json.loads(text) for text in texts]
         # Before it: at most its burst answered, one by one (or its snapshot, if its
         # connection was made before the burst was spent).
@@ -106,51 +127,109 @@ def test_a_flood_of_unknown_messages_is_closed_with_1008_and_leaves_memory_alone
             "code": "too_many_messages",
             "message": "Too many messages: at most 20 at once.",
         }
-        assert (code, reason) == (1008, "too_many_messages")
+        assert code == 4008
     # the audit's Daphne grew by 536 MB (20 s of it: benchmarks/flood.py measures that)
-    assert after - before < 40 * 1024, f"RSS {before} -> {after} KiB"
+    assert after - before < 50 * 1024, f"RSS {before} -> {after} KiB"
     status, _ = get_json(f"{daphne.url}/api/health/")
     assert status == 200
 
 
-def test_pings_count_like_messages(daphne):
-    with RawWebsocket(daphne.port, board_path(), source="127.2.0.1") as client:
+def test_a_flood_of_protocol_pings_is_closed_with_4008_and_leaves_memory_alone(daphne):
+    """20 sockets sending protocol pings as fast as they can and reading nothing: Autobahn
+    answers each with a pong, which waited in the process (+525 MB until the ping time-out).
+    The server counts them as messages (canfield_site.serve): each socket is closed with 4008
+    after its burst, and the process keeps its memory."""
+    before = rss_kib(daphne.pid)
+    results: list[tuple[list[str], int | None, str]] = []
+
+    def flood(n: int) -> None:
+        with RawWebsocket(daphne.port, board_path(), source=f"127.2.{n}.1") as client:
+            try:
+                for _ in range(20_000):
+                    client.send_ping(b"p" * 100)
+            except OSError:  # (reset: the server is done with it)
+                pass
+            results.append(client.read_to_close())
+
+    threads = [threading.Thread(target=flood, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    after = rss_kib(daphne.pid)
+
+    assert len(results) == 20
+    assert [(code, reason) for _, code, reason in results] == [(4008, "too_many_messages")] * 20
+    assert after - before < 50 * 1024, f"RSS {before} -> {after} KiB"
+    assert get_json(f"{daphne.url}/api/health/")[0] == 200
+
+
+def test_a_frame_over_the_size_limit_is_dropped_as_it_begins(daphne):
+    """Daphne's largest frame is SOCKET_MAX_MESSAGE (4096), not its own 1 MB: the connection
+    ends with nothing more sent — where a frame the server took whole would be answered with an
+    error frame and a close."""
+    with RawWebsocket(daphne.port, board_path(), source="127.3.1.1") as client:
         snapshot_of(client)
-        for _ in range(200):
-            client.send_ping(b"x" * 125)
-        pongs = closes = 0
-        for opcode, payload in client.frames():
-            pongs += opcode == 10
-            if opcode == 8:
-                closes += 1
-                assert payload == b"\x03\xf0too_many_messages"  # 1008
-    assert closes == 1
-    assert 20 <= pongs <= 25
+        client.send_text(json.dumps({"type": "resync", "pad": "x" * 5000}))
+        texts, code, _ = client.read_to_close()
+
+    assert (texts, code) == ([], None)
+    assert get_json(f"{daphne.url}/api/health/")[0] == 200
 
 
-@pytest.mark.parametrize("fragments", [1, 2])
-def test_a_message_over_the_size_limit_is_closed_with_1009(daphne, fragments):
-    """In one frame, Daphne fails the socket as its header arrives; in two (each within the
-    limit), the limit counts the whole message."""
-    with RawWebsocket(daphne.port, board_path(), source=f"127.3.{fragments}.1") as client:
+def test_a_message_over_the_size_limit_in_smaller_frames_is_closed_with_4009(daphne):
+    """Two frames, each within the limit: the message reaches the ASGI layer whole, which
+    counts it and closes the socket, told why."""
+    with RawWebsocket(daphne.port, board_path(), source="127.3.2.1") as client:
         snapshot_of(client)
         message = json.dumps({"type": "resync", "pad": "x" * 5000}).encode()
-        if fragments == 1:
-            client.send_text(message)
-        else:
-            client.send_text(message[:2600], fin=False)
-            client.send_text(message[2600:], first=False)
-        texts, code, reason = client.read_to_close()
+        client.send_text(message[:2600], fin=False)
+        client.send_text(message[2600:], first=False)
+        texts, code, _ = client.read_to_close()
 
-    assert code == 1009
-    if fragments == 2:
-        assert [json.loads(text) for text in texts] == [
-            {"type": "error", "code": "too_large", "message": "A message is at most 4096 bytes."}
-        ]
-        assert reason == "too_large"
+    assert [json.loads(text) for text in texts] == [
+        {"type": "error", "code": "too_large", "message": "A message is at most 4096 bytes."}
+    ]
+    assert code == 4009
 
 
-def test_a_client_that_reads_nothing_is_dropped_while_a_watcher_keeps_getting_updates(daphne):
+@pytest.mark.parametrize("answer", ["right", "wrong"])
+def test_a_socket_that_answers_its_ping_is_served_and_one_that_does_not_is_closed(daphne, answer):
+    """A snapshot takes the socket past half of its 64 KB: it is pinged. Answered with the ping's
+    number, the next snapshot comes (and its own ping); answered with another number, the next
+    snapshot would pass 64 KB unanswered: the socket is closed ``not_reading``, told why."""
+    source = f"127.7.{1 if answer == 'right' else 2}.1"
+    with RawWebsocket(daphne.port, board_path(), source=source) as client:
+        snapshot_of(client)
+        frames = client.frames()
+        opcode, payload = next(frames)
+        ping = json.loads(payload)
+        assert set(ping) == {"type", "n"} and ping["type"] == "ping"
+        number = ping["n"] if answer == "right" else ping["n"] + 1
+        client.send_text(json.dumps({"type": "pong", "n": number}))
+        time.sleep(1.05)  # (one resync a second)
+        client.send_text('{"type": "resync"}')
+        if answer == "right":
+            assert json.loads(client.next_text())["type"] == "snapshot"
+            client.send_text('{"type": "resync"}')  # (too soon: answered, and still open)
+            assert json.loads(client.next_text())["code"] == "throttled"
+            assert client.pongs == 1  # the second snapshot's ping, answered on the way
+            return
+        texts, code, _ = client.read_to_close()
+
+    assert [json.loads(text) for text in texts] == [
+        {
+            "type": "error",
+            "code": "not_reading",
+            "message": "What was sent to this connection went unread: it is closed.",
+        }
+    ]
+    assert code == 4008
+
+
+def test_a_client_that_sends_but_never_reads_is_closed_while_a_watcher_keeps_getting_updates(
+    daphne,
+):
     with RawWebsocket(daphne.port, board_path(), source="127.4.0.1") as watcher:
         assert len(snapshot_of(watcher)["results"]) == BOARD
         # small TCP buffers, as a far client's: the kernels hold little of what it leaves unread
@@ -160,13 +239,13 @@ def test_a_client_that_reads_nothing_is_dropped_while_a_watcher_keeps_getting_up
         with slow:
             asked = 0
             while not slow.closed():
-                assert asked < 40, "a client that reads nothing was never dropped"
-                slow.send_text('{"type": "resync"}')  # ~37 KB of snapshot each, never read
+                assert asked < 40, "a client that reads nothing was never closed"
+                slow.send_text('{"type": "resync"}')  # ~33 KB of snapshot each, never read
                 asked += 1
-                time.sleep(1.05)  # (one resync a second)
-        # dropped for what it left unread, and the process says so
+                watcher.read_for(1.05)  # (one resync a second: within the rate)
+        # closed for what it left unread, and the process says so
         assert "websocket: ['127.4.1.1'," in daphne.output()
-        assert "bytes unread; closed" in daphne.output()
+        assert f"left over {PENDING} bytes unread; closed (not_reading)" in daphne.output()
 
         name = f"p{secrets.token_hex(5)}"
         status, body = post_json(
@@ -185,6 +264,29 @@ def test_a_client_that_reads_nothing_is_dropped_while_a_watcher_keeps_getting_up
             frame = json.loads(watcher.next_text())
             if frame["type"] == "update" and name in {row["player"] for row in frame["rows"]}:
                 break
+        assert watcher.pongs >= 1  # (its snapshot's ping, answered as it read on)
+
+
+def test_a_quiet_client_that_reads_nothing_is_dropped_by_the_ping_timeout(site):
+    """Daphne pings a socket quiet for SOCKET_PING_INTERVAL (1 s here) and drops it when no
+    answer came within SOCKET_PING_TIMEOUT (1 s): a client that reads nothing never answers;
+    one that reads, quiet as well, is pinged and stays."""
+    work, env = site
+    quick = {**env, "SOCKET_PING_INTERVAL": "1", "SOCKET_PING_TIMEOUT": "1"}
+    with Daphne(quick, work / "quick-pings.log") as server:
+        silent = RawWebsocket(server.port, board_path(), source="127.8.1.1")
+        reading = RawWebsocket(server.port, board_path(), source="127.8.2.1")
+        with silent, reading:
+            pings = 0
+            deadline = time.monotonic() + 30
+            while not silent.closed() or pings < 2:
+                assert time.monotonic() < deadline, ("pinged", pings, "dropped", silent.closed())
+                try:
+                    for opcode, _ in reading.frames(timeout=0.5):
+                        pings += opcode == PING  # (each answered as it is read)
+                except TimeoutError:
+                    pass
+            assert not reading.closed()
 
 
 def test_a_network_holds_five_sockets_and_another_network_is_served(daphne):
@@ -193,7 +295,7 @@ def test_a_network_holds_five_sockets_and_another_network_is_served(daphne):
         for client in opened:
             snapshot_of(client)
         with RawWebsocket(daphne.port, board_path(), source="127.5.0.6") as sixth:
-            texts, code, reason = sixth.read_to_close()
+            texts, code, _ = sixth.read_to_close()
         assert [json.loads(text) for text in texts] == [
             {
                 "type": "error",
@@ -201,7 +303,7 @@ def test_a_network_holds_five_sockets_and_another_network_is_served(daphne):
                 "message": "Too many live connections from your network: try again later.",
             }
         ]
-        assert (code, reason) == (4429, "too_many_sockets")
+        assert code == 4429
         with RawWebsocket(daphne.port, board_path(), source="127.5.1.1") as other:
             snapshot_of(other)
 
@@ -219,92 +321,29 @@ def test_a_network_holds_five_sockets_and_another_network_is_served(daphne):
             client.close()
 
 
-def raw_request(port: int, source: str) -> socket.socket:
-    connection = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
-    connection.settimeout(30)
-    return connection
+# --- The count of unread output --------------------------------------------------------------
 
 
-def answer_while_trickling(connection: socket.socket, trickle: bytes) -> bytes:
-    """Send ``trickle`` a byte every 0.2 s until the server ends the connection: what it
-    answered (the test fails if the server is still reading when the trickle runs out)."""
-    answer = b""
-    connection.setblocking(False)
-    for byte in trickle:
-        try:
-            connection.sendall(bytes([byte]))
-        except BlockingIOError:
-            pass
-        except OSError:  # (reset)
-            return answer
-        time.sleep(0.2)
-        try:
-            while chunk := connection.recv(4096):
-                answer += chunk
-            return answer  # the end of the connection
-        except BlockingIOError:
-            continue
-        except OSError:
-            return answer
-    raise AssertionError(f"still reading after {len(trickle) * 0.2:.0f} s of trickle")
+def test_the_credit_pings_past_half_and_refuses_past_the_whole_until_answered():
+    credit = Credit(1000)
+
+    assert credit.count(500) is None  # half: no ping yet
+    first = credit.count(1)
+    assert isinstance(first, int)
+    assert credit.count(400) is None  # (one ping awaited at a time)
+    assert credit.allows(99) and not credit.allows(100)  # 901 sent: up to 1000 with it unanswered
+    assert not credit.answered(first + 1) and not credit.answered(str(first))
+    assert not credit.allows(100)
+
+    assert credit.answered(first)
+    assert credit.sent == 400  # what was sent after the ping
+    assert credit.allows(10_000)  # nothing awaited: no bound until the next ping
+    second = credit.count(101)
+    assert isinstance(second, int) and second != first
+    assert not credit.answered(first)  # an old number answers nothing
 
 
-def test_headers_that_trickle_in_are_answered_408_and_dropped(daphne):
-    with raw_request(daphne.port, "127.6.0.1") as connection:
-        connection.sendall(b"GET /api/health/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-        answer = answer_while_trickling(connection, b"a" * 80)
-    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
-
-
-def test_a_body_that_trickles_in_is_answered_408_and_dropped(daphne):
-    with raw_request(daphne.port, "127.6.0.2") as connection:
-        connection.sendall(
-            b"POST /api/auth/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
-        )
-        answer = answer_while_trickling(connection, b" " * 80)
-    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
-
-
-def test_a_connection_that_sends_nothing_is_closed(daphne):
-    with raw_request(daphne.port, "127.6.0.3") as connection:
-        assert connection.recv(4096) == b""  # (within HTTP_HEADER_TIMEOUT; 30 s at most here)
-
-
-def test_a_request_in_time_is_answered_and_the_connection_kept(daphne):
-    with raw_request(daphne.port, "127.6.0.4") as connection:
-        for _ in range(2):
-            connection.sendall(b"GET /api/health/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            assert connection.recv(4096).startswith(b"HTTP/1.1 200 OK\r\n")
-
-
-# --- In the process --------------------------------------------------------------------------
-
-
-def test_daphne_still_makes_what_the_adapter_replaces():
-    """core.socket_limits.limit_daphne_connections gives Daphne's factories subclasses
-    by their names in daphne.server, and its channel overrides steps of Twisted's: if Daphne or
-    Twisted change those, this says so (the live tests above would fail less clearly)."""
-    import importlib
-    import inspect
-
-    from twisted.web import http
-
-    import canfield_site.asgi  # noqa: F401  (the adapter applied)
-
-    server: Any = importlib.import_module("daphne.server")  # (untyped)
-    run = inspect.getsource(server.Server.run)
-    assert "self.http_factory = HTTPFactory(self)" in run
-    assert "self.ws_factory = WebSocketFactory(self" in run
-    assert server.HTTPFactory.limits_connections
-    assert server.WebSocketFactory.protocol.__name__ == "BoundedWebSocketProtocol"
-    for step in ("resetTimeout", "allHeadersReceived", "allContentReceived", "timeoutConnection"):
-        assert callable(getattr(http.HTTPChannel, step)), step
-    assert "self.resetTimeout()" in inspect.getsource(http.HTTPChannel.dataReceived)
-    assert "self.setTimeout(None)" in inspect.getsource(http.HTTPChannel.allContentReceived)
-
-
-# --- In the process: nothing is kept of a socket once it is gone ---------------------------
+# --- In the process: a pong, and nothing of a socket once it is gone -------------------------
 
 
 def in_process(address: str) -> ApplicationCommunicator:
@@ -337,6 +376,23 @@ async def until_closed(client: ApplicationCommunicator) -> tuple[list[Any], dict
     return frames, message
 
 
+def test_a_pong_never_reaches_the_consumer(transactional_db):
+    """The board's consumer answers a message it does not know with ``unknown_type``; a pong,
+    whatever its number, is taken by the limits' layer: the next frame is the answer to the
+    client's own ping."""
+
+    async def exchange() -> list[Any]:
+        client = await connected("192.0.2.7")
+        for text in ('{"type": "pong", "n": 12}', '{"type":"pong"}', '{"type": "ping"}'):
+            await client.send_input({"type": "websocket.receive", "text": text})
+        answer = json.loads((await client.receive_output(5))["text"])
+        await client.send_input({"type": "websocket.disconnect", "code": 1000})
+        await client.wait(5)
+        return [answer]
+
+    assert async_to_sync(exchange)() == [{"type": "pong"}]
+
+
 def test_nothing_of_a_socket_is_kept_after_it_closes(transactional_db):
     from canfield_site.asgi import websocket_limits
     from leaderboard.live.fanout import Hub
@@ -352,7 +408,7 @@ def test_nothing_of_a_socket_is_kept_after_it_closes(transactional_db):
         for _ in range(30):  # at once: more than its burst waits
             await flooding.send_input(zzz)
         seen["frames"], seen["close"] = await until_closed(flooding)
-        await flooding.send_input({"type": "websocket.disconnect", "code": 1008})
+        await flooding.send_input({"type": "websocket.disconnect", "code": 4008})
         await flooding.wait(5)
         await quiet.send_input({"type": "websocket.disconnect", "code": 1001})
         await quiet.wait(5)
@@ -372,13 +428,13 @@ def test_nothing_of_a_socket_is_kept_after_it_closes(transactional_db):
             "message": "Too many messages: at most 20 at once.",
         }
     ]
-    assert seen["close"] == {"type": "websocket.close", "code": 1008, "reason": "too_many_messages"}
+    assert seen["close"] == {"type": "websocket.close", "code": 4008, "reason": "too_many_messages"}
     assert (seen["counted after"], seen["watched after"]) == ({}, {})
 
 
 @pytest.mark.parametrize("text", ["é" * 3000, "x" * 1_000_000])
 def test_any_server_refuses_a_message_over_the_limit_unread(transactional_db, text):
-    """Without Daphne's frame limit (here, the application itself), the limit counts bytes:
+    """Whatever server delivers it (here, the application itself), the limit counts bytes:
     3,000 characters of two bytes each are over 4,096."""
 
     async def exchange() -> tuple[list[Any], dict[str, Any]]:
@@ -391,4 +447,4 @@ def test_any_server_refuses_a_message_over_the_limit_unread(transactional_db, te
     assert frames == [
         {"type": "error", "code": "too_large", "message": "A message is at most 4096 bytes."}
     ]
-    assert close == {"type": "websocket.close", "code": 1009, "reason": "too_large"}
+    assert close == {"type": "websocket.close", "code": 4009, "reason": "too_large"}

@@ -1,12 +1,18 @@
+import logging
+
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
 from django.test import RequestFactory
+from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from core import redis_bounds, throttling
 from core.accounts import hashing
 from core.throttling import ScopedThrottle, address_key, network_of
+from games.api.moves import count_action
 from tests.conftest import PASSWORD
+from tests.support import free_port
 
 
 def assert_throttled(response, why="Request was throttled.", within=60):
@@ -285,20 +291,59 @@ def test_it_throttles_any_view_that_names_the_actions_scope(throttle_rates):
     assert ScopedThrottle().allow_request(request, View()) is False
 
 
+def test_the_rest_throttle_and_the_game_socket_count_a_player_under_one_key(owner, throttle_rates):
+    throttle_rates(actions="2/min")
+
+    class View(APIView):
+        throttle_scope = "actions"
+
+    request = Request(RequestFactory().post("/api/games/1/actions/"))
+    request.user = owner
+
+    assert ScopedThrottle().allow_request(request, View()) is True
+    count_action(owner)  # (an action over the game's socket: the second of two)
+    with pytest.raises(Throttled):
+        count_action(owner)
+    assert ScopedThrottle().allow_request(request, View()) is False
+
+
 def test_on_redis_a_count_is_in_the_caches_redis_for_every_process_to_see(settings, throttle_rates):
     if not settings.REDIS_CACHE_URL:
         pytest.skip("no Redis: the counts are this process's, in its in-memory cache")
     import redis
 
-    from core.throttling import Counter
+    throttle_rates(hints="2/min", practice="3/hour")
+    assert [throttling.hit("hints", "someone") is None for _ in range(3)] == [True, True, False]
+    counter = throttling.Counter("practice", "someone")
+    assert counter.hit() is None and throttling.Counter("practice", "someone").hit() is None
+    counter.give_back()
 
-    throttle_rates(hints="2/min")
-    counter = Counter("hints", "someone")
-    assert counter.hit() is None
-    assert counter.hit() is None
-    assert counter.hit() is not None  # the third of two a minute
-
-    # A connection of its own, as another process's, sees the two counted, under the cache's prefix.
+    # A connection of its own, as another process's, sees them under the cache's prefix: the two
+    # hints counted (the third refused), one practice game of the two (one given back).
     seen = redis.Redis.from_url(settings.REDIS_CACHE_URL)
-    key = f"{settings.CACHES['default']['KEY_PREFIX']}:rl:hints:someone"
-    assert seen.zcard(key) == 2
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    assert seen.zcard(f"{prefix}:rl:hints:someone") == 2
+    assert seen.zcard(f"{prefix}:rl:practice:someone") == 1
+
+
+@pytest.fixture
+def redis_away(settings):
+    """The cache's Redis at a port nothing listens on."""
+    settings.REDIS_CACHE_URL = f"redis://127.0.0.1:{free_port()}/0"
+    yield
+    redis_bounds.breaker.reset()  # (the process's breaker: the run's own Redis is not away)
+
+
+def test_it_lets_requests_through_and_says_so_while_redis_is_away(
+    redis_away, throttle_rates, caplog
+):
+    throttle_rates(hints="1/min", practice="1/hour")
+
+    with caplog.at_level(logging.WARNING, logger="core.throttling"):
+        waits = [throttling.hit("hints", "someone") for _ in range(3)]
+        counts = [throttling.Counter("practice", "someone").hit() for _ in range(3)]
+
+    assert waits == counts == [None, None, None]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "core.throttling"]
+    assert len(warnings) == 6
+    assert all("not applied: the cache is unreachable" in w for w in warnings)
