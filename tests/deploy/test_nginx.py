@@ -42,9 +42,6 @@ from tests.support import (
     start_daily,
 )
 
-pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
-
-
 #: The edge's deadlines, shortened for the tests of them.
 HASTY = {
     "client_header_timeout 10s;": "client_header_timeout 2s;",

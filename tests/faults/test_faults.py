@@ -4,11 +4,7 @@ docs/reliability.md."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.faults.scenarios import kill_daphne_under_load, restart_redis_under_load
-
-pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
 
 
 def test_killing_daphne_under_load_loses_no_acknowledged_action(tmp_path):

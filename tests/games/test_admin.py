@@ -47,7 +47,6 @@ def test_it_refuses_a_player(client, game):
     assert client.get("/admin/games/game/").status_code == 302  # to the admin's login
 
 
-@pytest.mark.backend_free
 def test_it_is_not_served_when_switched_off(tmp_path):
     """ADMIN_ENABLED=off (as in docker-compose.yml): no admin at all."""
     env = django_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", ADMIN_ENABLED="off")

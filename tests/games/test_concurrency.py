@@ -16,6 +16,10 @@ from games.models import Game, LoggedAction
 from tests.conftest import token_client
 from tests.games.helpers import CODE, act
 
+# What differs between the embedded default (SQLite, the in-memory layer) and PostgreSQL and
+# Redis: CI runs these on both.
+pytestmark = pytest.mark.each_backend
+
 postgres_only = pytest.mark.skipif(
     connection.vendor == "sqlite", reason="SQLite serialises writers: no real race to test"
 )

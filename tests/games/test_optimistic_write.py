@@ -20,7 +20,7 @@ from games.errors import GameError
 from games.models import Game, LoggedAction
 from tests.games.helpers import CODE, WORKED_EXAMPLE
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.each_backend]
 
 
 def logged(game: Game) -> list[tuple[int, str]]:

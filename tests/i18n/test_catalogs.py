@@ -23,8 +23,6 @@ from tests.i18n.catalogs import (
     read_po,
 )
 
-pytestmark = pytest.mark.backend_free  # the catalogs and gettext only
-
 CASES = [(language, domain) for language in LANGUAGES for domain in DOMAINS]
 
 #: The plural rule of each language (CLDR's, as gettext writes it): one form for 1, another for

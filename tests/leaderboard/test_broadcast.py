@@ -30,7 +30,8 @@ from tests.leaderboard.helpers import attempt, play, player, utc_today
 from tests.leaderboard.live import HEADERS
 from tests.support import ROOT
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the games signals go out on commit
+# the games signals go out on commit; and on both backends (each_backend)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.each_backend]
 
 #: Where the standard library lives: its threading, executors and event loops are machinery.
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

@@ -40,6 +40,10 @@ from tests.leaderboard.live import (
     watcher,
 )
 
+# What differs between the embedded default (SQLite, the in-memory layer) and PostgreSQL and
+# Redis: CI runs these on both.
+pytestmark = pytest.mark.each_backend
+
 ALL_CARDS = [rank + suit for rank in RANKS for suit in SUITS]
 
 

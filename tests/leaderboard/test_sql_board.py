@@ -10,6 +10,10 @@ from django.contrib.auth.models import User
 from games.models import Game
 from leaderboard.standings import page, sql
 
+# What differs between the embedded default (SQLite, the in-memory layer) and PostgreSQL and
+# Redis: CI runs these on both.
+pytestmark = pytest.mark.each_backend
+
 DAY = dt.date(2030, 6, 15)
 NOW = dt.datetime(2030, 6, 15, 18, 0, tzinfo=dt.UTC)
 

@@ -27,7 +27,8 @@ from leaderboard.standings.order import OpenStanding, Standing
 from tests.leaderboard.helpers import OPENING, WON, attempt, player, utc_today
 
 REDIS = bool(os.environ.get("REDIS_URL"))
-pytestmark = pytest.mark.redis_sets  # the tests build the days' sets themselves
+# the tests build the days' sets themselves; and on both backends (each_backend)
+pytestmark = [pytest.mark.redis_sets, pytest.mark.each_backend]
 
 DAY = dt.date(2030, 6, 15)
 NOON = dt.datetime(2030, 6, 15, 12, tzinfo=dt.UTC)

@@ -104,7 +104,6 @@ def raw_post(
         return answer
 
 
-@pytest.mark.backend_free
 def test_daphne_refuses_a_declared_length_over_the_limit(daphne):
     body = b"{" + b" " * (100 * 1024) + b"}"
 
@@ -116,7 +115,6 @@ def test_daphne_refuses_a_declared_length_over_the_limit(daphne):
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == TOO_LARGE
 
 
-@pytest.mark.backend_free
 def test_daphne_refuses_a_chunked_body_past_the_limit(daphne):
     chunks = [b"1000\r\n" + b"y" * 4096 + b"\r\n" for _ in range(100)] + [b"0\r\n\r\n"]
 
@@ -127,7 +125,6 @@ def test_daphne_refuses_a_chunked_body_past_the_limit(daphne):
     assert answer.startswith(b"HTTP/1.1 413 ")
 
 
-@pytest.mark.backend_free
 def test_daphne_refuses_a_body_over_the_limit_off_the_api(daphne):
     size = 2 * 1024 * 1024
     body = (b"x" * 65536 for _ in range(size // 65536))
@@ -138,7 +135,6 @@ def test_daphne_refuses_a_body_over_the_limit_off_the_api(daphne):
     assert answer.endswith(b"The request body is larger than 1048576 bytes."), answer
 
 
-@pytest.mark.backend_free
 def test_daphne_serves_a_body_within_the_limit(daphne):
     body = json.dumps({"username": "bob", "password": "p" * 100}).encode()
 

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.backend_free  # the compose file only
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -13,8 +13,6 @@ import pytest
 
 from tests.support import Daphne, django_env, free_port, get_json
 
-pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
-
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def down(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

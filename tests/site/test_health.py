@@ -64,7 +64,6 @@ def get(url: str) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-@pytest.mark.backend_free
 def test_it_is_not_ready_while_its_database_is_down(tmp_path):
     """A live process whose SQLite file cannot be opened (its folder does not exist): alive,
     not ready."""

@@ -64,7 +64,6 @@ def connections_received(url: str) -> int:
     return int(redis.Redis.from_url(url).info("stats")["total_connections_received"])
 
 
-@pytest.mark.backend_free
 def test_the_cache_objects_of_a_process_share_one_pool_of_connections(tmp_path):
     """Django makes a cache object per request under ASGI: with redis-py's own pool each one
     connected to Redis again; the site's pool is shared, and survives a restart of Redis."""

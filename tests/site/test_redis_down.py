@@ -32,8 +32,6 @@ from tests.support import (
     start_daily,
 )
 
-pytestmark = pytest.mark.backend_free  # its own processes, SQLite files and Redis
-
 PASSWORD = "felt-green-canfield-42"
 
 

@@ -25,8 +25,6 @@ import pytest
 
 from tests.support import Daphne, django_env, get_json, migrate, post_json
 
-pytestmark = pytest.mark.backend_free  # its own processes and SQLite file
-
 PASSWORD = "felt-green-canfield-42"
 #: A deal the solver proves lost at once: a hint that starts the pool and ends in a moment.
 LOST = "CF1-D3-QJQSXIA"

@@ -246,7 +246,6 @@ def run_settings(**variables: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.backend_free
 def test_it_stops_django_setup_on_a_bad_debug_value():
     result = run_settings(DEBUG="maybe")
 
@@ -257,7 +256,6 @@ def test_it_stops_django_setup_on_a_bad_debug_value():
     )
 
 
-@pytest.mark.backend_free
 def test_it_stops_django_setup_on_a_band_no_share_of_the_games_falls_in():
     result = run_settings(DAILY_DIFFICULTY_GAMES="4")  # shares of 4 games: 0, 25, 50, 75, 100%
 
@@ -268,7 +266,6 @@ def test_it_stops_django_setup_on_a_band_no_share_of_the_games_falls_in():
     )
 
 
-@pytest.mark.backend_free
 def test_it_stops_django_setup_on_a_bad_throttle_rate():
     result = run_settings(THROTTLE_ACTIONS="fast")
 
@@ -276,7 +273,6 @@ def test_it_stops_django_setup_on_a_bad_throttle_rate():
     assert "THROTTLE_ACTIONS: expected a rate like" in result.stderr
 
 
-@pytest.mark.backend_free
 def test_it_stops_django_setup_when_the_game_sockets_would_hold_the_whole_pool():
     """Each game-socket thread keeps a connection of the pool: as many threads as connections
     would leave none for the HTTP requests."""
@@ -365,7 +361,6 @@ def test_the_cache_may_have_a_redis_of_its_own():
     assert values["LAYER_AT"][0]["address"] == "redis://127.0.0.1:6379/3"
 
 
-@pytest.mark.backend_free
 def test_it_never_derives_the_daily_secret_and_refuses_a_guessable_one():
     one = json.loads(run_settings(SECRET_KEY="one").stdout)["DAILY"]
     assert one == ""  # nothing derived from a (possibly public) SECRET_KEY

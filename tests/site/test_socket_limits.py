@@ -46,8 +46,6 @@ PASSWORD = "felt-green-canfield-42"
 #: The unread output a socket may leave here (``SOCKET_MAX_PENDING``, its least).
 PENDING = 64 * 1024
 
-pytestmark = pytest.mark.backend_free  # its own Daphne and SQLite file
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:

@@ -14,6 +14,10 @@ from games.api.moves import count_action
 from tests.conftest import PASSWORD
 from tests.support import free_port
 
+# What differs between the embedded default (SQLite, the in-memory layer) and PostgreSQL and
+# Redis: CI runs these on both.
+pytestmark = pytest.mark.each_backend
+
 
 def assert_throttled(response, why="Request was throttled.", within=60):
     assert response.status_code == 429

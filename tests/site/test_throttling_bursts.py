@@ -20,7 +20,7 @@ from tests.games.test_concurrency import at_once
 
 BURST = 40
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.each_backend]
 
 
 @pytest.fixture(autouse=True)

@@ -53,7 +53,6 @@ def daphne(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daphne]:
 @pytest.mark.parametrize(
     "path", ["/ws/nope/", "/ws/daily/..%2F../", "/ws/daily/" + "%41" * 41 + "/", "/ws/%ff/"]
 )
-@pytest.mark.backend_free
 def test_a_live_server_closes_them_too(daphne, path):
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect

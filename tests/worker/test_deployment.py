@@ -37,8 +37,6 @@ from tests.support import (
 )
 from tests.worker.tasks import go
 
-pytestmark = pytest.mark.backend_free
-
 PASSWORD = "felt-green-canfield-42"
 
 

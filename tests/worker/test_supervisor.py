@@ -21,8 +21,6 @@ from tests.support import ROOT, Worker, alive, children_of, django_env, migrate
 from tests.worker.tasks import go
 from tests.worker.test_deployment import eventually, started_by
 
-pytestmark = pytest.mark.backend_free
-
 
 @pytest.fixture(scope="module")
 def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
