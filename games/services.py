@@ -34,6 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from core.accounts.models import practice_is_private
 from games import pool, pool_jobs, signals
 from games.clock import utc_today
 from games.engine import (
@@ -154,15 +155,48 @@ def games_of(user: User) -> GameQuerySet:
 
 def can_view_record(user: Viewer, game: Game) -> bool:
     """Who may read a game's record (its log, its views): its owner, always. Anyone else: a
-    practice game once it is over; a daily attempt once its UTC day is over — never before, even
-    for a player whose own attempt is over (a second account could end one early and read the
-    others'; PRODUCT.md, "Fair play"). Staff may read any (a fair-play review replays today's
-    attempts)."""
-    if user.is_authenticated and (game.owner_id == user.pk or getattr(user, "is_staff", False)):
+    practice game once it is over, unless its player keeps their practice games private
+    (``core.accounts.models.PlayerSettings``); a daily attempt once its UTC day is over — never
+    before, even for a player whose own attempt is over (a second account could end one early and
+    read the others'; PRODUCT.md, "Fair play"). Staff may read any (a fair-play review replays
+    today's attempts)."""
+    if _owner_or_staff(user, game):
         return True
     if not game.is_daily:
-        return not game.is_in_progress
+        return not game.is_in_progress and not practice_is_private(game.owner_id)
     return game.day_is_over(utc_today())
+
+
+def can_watch(user: Viewer, game: Game, today: dt.date | None = None) -> bool:
+    """Who may watch ``game`` as it is played (its spectators' socket, its page while it is in
+    progress, the lists of games being played): its owner and staff; a practice game, anyone,
+    unless its player keeps their practice games private; a daily attempt, anyone once its day
+    is over, and before, only a player whose own attempt at that day's deal is over (PRODUCT.md,
+    "Together": what they could learn from it can no longer help them). A watcher sees what the
+    player sees, never a hidden card."""
+    if _owner_or_staff(user, game):
+        return True
+    if not game.is_daily:
+        return not practice_is_private(game.owner_id)
+    today = today or utc_today()
+    if game.day_is_over(today):
+        return True
+    return user.is_authenticated and own_attempt_is_over(user, game.daily_date, today)
+
+
+def own_attempt_is_over(user: User | AnonymousUser, day: dt.date | None, today: dt.date) -> bool:
+    """Whether ``user``'s own attempt at the daily deal of ``day`` has ended (won, resigned, or
+    closed with its day)."""
+    if not user.is_authenticated or day is None:
+        return False
+    own = Game.objects.filter(owner_id=user.pk, kind=Game.Kind.DAILY, daily_date=day).first()
+    return own is not None and (not own.is_in_progress or own.day_is_over(today))
+
+
+def _owner_or_staff(user: Viewer, game: Game) -> bool:
+    return user.is_authenticated and (
+        game.owner_id == user.pk or bool(getattr(user, "is_staff", False))
+    )
 
 
 def game_record(game: Game, tokens: Iterable[str] | None = None) -> GameRecord:

@@ -40,6 +40,23 @@ class BoardRow(TypedDict):
     game_id: Annotated[int, "For GET /api/games/<id>/record/ (a replay)."]
 
 
+class AmongRow(BoardRow):
+    board_rank: Annotated[int | None, "The attempt's rank on the whole day's board."]
+
+
+class AmongBoard(TypedDict):
+    """A day's board among some players (those I follow and I, a group's members): their
+    attempts in the whole board's order, ``rank`` among them, ``board_rank`` in the whole."""
+
+    date: IsoDate
+    count: Annotated[int, "Attempts of these players on the day's board."]
+    page: Annotated[int, "Always 1: one page holds them all."]
+    pages: Annotated[int, "Always 1."]
+    results: Annotated[list[AmongRow], "Their attempts, in rank order."]
+    me: Annotated[AmongRow | None, "The viewer's own row among them; null if none."]
+    seq: Annotated[int, "The latest sequence number of the day's live stream (/ws/daily/<date>/)."]
+
+
 class DifficultyDict(TypedDict):
     """How hard a day's deal is, measured before anyone plays it by simulated players who see
     only what a player sees (docs/difficulty.md). Never a card."""

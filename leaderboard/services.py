@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 import math
 import re
+from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
@@ -32,6 +33,8 @@ from leaderboard import deals, payloads, review, standings
 from leaderboard.live import snapshots
 from leaderboard.models import DailyDeal
 from leaderboard.payloads import (
+    AmongBoard,
+    AmongRow,
     BoardPage,
     DayRow,
     PlayerPage,
@@ -225,6 +228,44 @@ def board(
         "me": me,
         "seq": seq,
         "difficulty": payloads.difficulty(deals.stored(day)),
+    }
+
+
+def board_among(
+    day: dt.date,
+    owners: Iterable[int],
+    viewer: Viewer | None = None,
+    now: dt.datetime | None = None,
+) -> AmongBoard:
+    """The day's board among the players ``owners`` (user ids): their ranked attempts in the
+    whole board's order, each row's ``rank`` its place among them and ``board_rank`` its place
+    on the whole board (a settled day's final rank, else the board that answers the day, as
+    :func:`board` reads it). The one definition of a board among some players: the Following
+    view's, a group's."""
+    now = now or timezone.now()
+    seq = snapshots.current_seq(day)
+    games_of = list(
+        standings.games_with_final_ranks().filter(
+            *standings.ranked_filters(), daily_date=day, owner_id__in=set(owners)
+        )
+    )
+    ranks = standings.ranks_of(games_of, now)
+    ordered = sorted(games_of, key=lambda g: (ranks[g.pk] is None, ranks[g.pk] or 0, g.pk))
+    rows: list[AmongRow] = []
+    me: AmongRow | None = None
+    for place, game in enumerate(ordered, start=1):
+        among: AmongRow = {**payloads.row(game, place, now), "board_rank": ranks[game.pk]}
+        rows.append(among)
+        if viewer is not None and viewer.is_authenticated and game.owner_id == viewer.pk:
+            me = among
+    return {
+        "date": day.isoformat(),
+        "count": len(rows),
+        "page": 1,
+        "pages": 1,
+        "results": rows,
+        "me": me,
+        "seq": seq,
     }
 
 

@@ -1,5 +1,5 @@
-"""What an account keeps besides Django's user: the player's language, and whether the user is a
-guest."""
+"""What an account keeps besides Django's user: the player's language, their settings, and whether
+the user is a guest."""
 
 from django.conf import settings
 from django.db import models
@@ -33,3 +33,25 @@ class Guest(models.Model):
 
     def __str__(self) -> str:
         return f"guest {self.user_id}"
+
+
+class PlayerSettings(models.Model):
+    """A player's choices about what others see of them. A player without a row has the
+    defaults (:func:`settings_of`)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player_settings"
+    )
+    practice_private = models.BooleanField(
+        default=False,
+        help_text="Their practice games are listed, replayed and watched by them alone",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: practice {'private' if self.practice_private else 'public'}"
+
+
+def practice_is_private(user_id: int) -> bool:
+    """Whether the player ``user_id`` keeps their practice games to themselves."""
+    return PlayerSettings.objects.filter(user_id=user_id, practice_private=True).exists()

@@ -3,7 +3,8 @@
 - ``games.engine``: the rules, the solver; the standard library alone;
 - ``core``: what the apps stand on (accounts, limits, API errors, bounded Redis, the task tier);
   it imports none of the apps nor the wiring;
-- ``games`` ← ``leaderboard`` ← ``frontend``: the apps, each importing only those below it;
+- ``games`` ← ``leaderboard`` ← ``social`` (follows) ← ``groups`` ← ``frontend``: the apps, each
+  importing only those below it;
 - ``canfield_site``: the wiring (settings, URLs, the ASGI application), which names them all.
 
 The HTTP layer (DRF, drf-spectacular and the API parts of ``core``) is imported only by the apps'
@@ -20,8 +21,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FLOORS = ("games.engine", "core", "games", "leaderboard", "frontend", "canfield_site")
+FLOORS = (
+    "games.engine", "core", "games", "leaderboard", "social", "groups", "frontend", "canfield_site",
+)  # fmt: skip
 HTTP = ("rest_framework", "drf_spectacular", "core.schema", "core.api_errors", "core.strict")
+#: The packages of the project (the floors' tops that exist).
+APPS = tuple(
+    top for top in ("games", "core", "leaderboard", "social", "groups", "frontend", "canfield_site")
+    if (ROOT / top).is_dir()
+)  # fmt: skip
 #: The parts of ``core`` that every floor may use: the standard library alone (tested below).
 SHARED = ("core.formats", "core.lifeline", "core.networks")
 
@@ -80,7 +88,7 @@ def floor_of(module: str) -> int | None:
 
 def upward() -> dict[str, list[str]]:
     found = {}
-    for path in sources("games", "core", "leaderboard", "frontend", "canfield_site"):
+    for path in sources(*APPS):
         own = floor_of(module_name(path))
         assert own is not None
         bad = sorted(
@@ -110,7 +118,7 @@ def test_the_check_sees_an_import_up_a_floor():
 def cycles() -> list[list[str]]:
     """The import circles among the project's modules (Tarjan's strongly connected components),
     type-only imports left out."""
-    paths = sources("games", "core", "leaderboard", "frontend", "canfield_site")
+    paths = sources(*APPS)
     names = {module_name(path): path for path in paths}
     graph = {
         name: sorted(m for m in imports_of(path, type_only=False) if m in names and m != name)
