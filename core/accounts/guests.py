@@ -163,7 +163,7 @@ def practice_player(request: Request) -> Iterator[User]:
     except BaseException:
         limits.give_back()
         raise
-    login(request._request, guest, backend=BACKEND)
+    login(request, guest, backend=BACKEND)
 
 
 def _player_limit(user: User) -> tuple[str, str, str]:

@@ -86,8 +86,8 @@ class SignupView(APIView):
         except IntegrityError:
             # Someone took the name (in another case) between the check and the insert.
             raise exceptions.ValidationError({"username": [USERNAME_TAKEN]}) from None
-        login(request._request, user, backend=hashing.BACKEND)
-        auth.give(request._request, issued.token)  # (a log-out of this session ends it)
+        login(request, user, backend=hashing.BACKEND)
+        auth.give(request, issued.token)  # (a log-out of this session ends it)
         throttling.remember_network(request, user.username)  # (its owner's network)
         return Response(auth_result(user, issued), status=201)
 
@@ -116,7 +116,7 @@ class LoginView(APIView):
             # Usernames are unique ignoring case: "bob" logs in as "Bob". An unknown name still
             # costs a hash (no timing oracle): hashing.SlotBackend.
             user = authenticate(
-                request._request,
+                request,
                 username=serializer.validated_data["username"],
                 password=serializer.validated_data["password"],
             )
@@ -131,8 +131,8 @@ class LoginView(APIView):
             with transaction.atomic():
                 guests.adopt(guest, user)
         issued = auth.issue(user)  # a token of this log-in's own
-        login(request._request, user)
-        auth.give(request._request, issued.token)  # (a log-out of this session ends it)
+        login(request, user)
+        auth.give(request, issued.token)  # (a log-out of this session ends it)
         return Response(auth_result(user, issued))
 
 
@@ -155,8 +155,8 @@ class LogoutView(APIView):
         if auth.is_token(request.auth):
             request.auth.delete()
         elif request.user.is_authenticated:
-            auth.end_given(request._request, request.user)
-        logout(request._request)
+            auth.end_given(request, request.user)
+        logout(request)
         return Response(status=204)
 
 
