@@ -16,6 +16,7 @@ import datetime as dt
 import os
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -155,12 +156,20 @@ def player(url: str, stop: threading.Event, errors: list[str]) -> None:
     """A player who moves a card to a foundation and takes it back, again and again: each move
     changes the attempt's (won, cards) group on the board."""
     name = f"p{secrets.token_hex(5)}"
-    status, body = post_json(f"{url}/api/auth/signup/", {"username": name, "password": PASSWORD})
-    assert status == 201, body
-    status, body = post_json(f"{url}/api/auth/login/", {"username": name, "password": PASSWORD})
+    credentials = {"username": name, "password": PASSWORD}
+    for path, ok in (("signup", 201), ("login", 200)):
+        status, body = post_json(f"{url}/api/auth/{path}/", credentials)
+        while status == 503:  # (password hashing busy: the players sign up at once)
+            time.sleep(float(body.get("retry_after", 1)))
+            status, body = post_json(f"{url}/api/auth/{path}/", credentials)
+        if status != ok:
+            errors.append(f"{path}: {status} {body}")
+            return
     token = str(body["token"])
     status, game = start_daily(url, token)
-    assert status in (200, 201), game
+    if status not in (200, 201):
+        errors.append(f"daily: {status} {game}")
+        return
     while not stop.is_set():
         action, scoring = next_action(game["state"]["legal"])
         status, played = post_json(
@@ -181,6 +190,10 @@ def player(url: str, stop: threading.Event, errors: list[str]) -> None:
             return
 
 
+def players_moved(url: str, day: str) -> int:
+    return int(get_json(f"{url}/api/daily/{day}/board/")[1]["count"])
+
+
 def test_no_read_of_the_board_fails_while_players_move(site: Daphne):
     today = dt.datetime.now(dt.UTC).date().isoformat()
     stop = threading.Event()
@@ -191,6 +204,10 @@ def test_no_read_of_the_board_fails_while_players_move(site: Daphne):
     ]
     for thread in players:
         thread.start()
+    deadline = time.monotonic() + 120
+    while players_moved(site.url, today) < PLAYERS and not errors:  # (all moving, then read)
+        assert time.monotonic() < deadline, "the players did not start in time"
+        time.sleep(0.1)
 
     def reader() -> None:
         while len(statuses) < READS and not errors:
@@ -211,6 +228,7 @@ def test_no_read_of_the_board_fails_while_players_move(site: Daphne):
         for thread in players:
             thread.join(timeout=60)
     assert errors == []
+    assert players_moved(site.url, today) == PLAYERS
     assert len(statuses) >= READS
     assert {status: statuses.count(status) for status in set(statuses)} == {200: len(statuses)}
     assert "Traceback" not in site.output()
