@@ -23,7 +23,9 @@ from django.views.i18n import set_language as django_set_language
 
 from .models import LanguagePreference
 
-_ATTRIBUTE = "_preferred_language"
+#: Where a log-in leaves the language for the middleware: the request's META, the one dict the
+#: API's request (DRF's, which the log-in's receivers are given) and Django's share.
+_META_KEY = "canfield.preferred_language"
 
 
 def supported(code: object) -> str | None:
@@ -61,7 +63,7 @@ def apply_language_preference(
         language = current or settings.LANGUAGE_CODE
         remember(user, language)
     translation.activate(language)
-    setattr(request, _ATTRIBUTE, language)
+    request.META[_META_KEY] = language
 
 
 class LanguagePreferenceMiddleware:
@@ -72,7 +74,7 @@ class LanguagePreferenceMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        language = getattr(request, _ATTRIBUTE, None)
+        language = request.META.get(_META_KEY)
         if language is not None:
             response.set_cookie(
                 settings.LANGUAGE_COOKIE_NAME,
