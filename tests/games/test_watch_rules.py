@@ -21,9 +21,7 @@ def practice(owner):
 
 
 def daily(user, day=None):
-    return services.new_game(
-        user, code=CODE, kind=Game.Kind.DAILY, daily_date=day or utc_today()
-    )
+    return services.new_game(user, code=CODE, kind=Game.Kind.DAILY, daily_date=day or utc_today())
 
 
 def test_anyone_watches_a_practice_game_and_reads_it_once_over(owner, other, practice):
