@@ -279,6 +279,8 @@ INSTALLED_APPS = [
     "core.worker",
     "games",
     "leaderboard",
+    "social",
+    "groups",
     "frontend",
 ]
 
@@ -499,6 +501,9 @@ if _pool and _pool["max_size"] <= GAME_SOCKET_THREADS:
         f"GAME_SOCKET_THREADS ({GAME_SOCKET_THREADS}) must be below DB_POOL_MAX "
         f"({_pool['max_size']}): each game-socket thread keeps a connection of the pool."
     )
+# A game's spectators (/ws/games/<id>/watch/, games.watch_hub), counted across every process:
+# the next past WATCHERS_PER_GAME is refused (too_many_watchers, closed 4429).
+WATCHERS_PER_GAME = env_int("WATCHERS_PER_GAME", 500, minimum=1)
 
 # The most actions one game may have, undos included: the next one is refused with 409
 # game_too_long (a game's log, its record and the cost of each action stay bounded).
@@ -564,6 +569,16 @@ if LOGIN_HASH_NICE > 19:
 # with no game started nor action played for this many days is deleted with their games by the
 # worker tier (accounts.tasks.purge_guests, hourly).
 GUEST_IDLE_DAYS = env_int("GUEST_IDLE_DAYS", 30, minimum=1)
+
+# Following (social): the most players one player may follow; one more is refused with 409
+# follow_limit (the Following view and the home page's list stay bounded).
+FOLLOWS_MAX = env_int("FOLLOWS_MAX", 1000, minimum=1)
+
+# Groups of friends (groups): the most groups one player may belong to, those they own
+# included (one more is refused with 409 too_many_groups), and the most members a group may
+# have (409 group_full): a group's board, table and page stay bounded.
+GROUPS_PER_PLAYER = env_int("GROUPS_PER_PLAYER", 20, minimum=1)
+GROUP_MEMBERS_MAX = env_int("GROUP_MEMBERS_MAX", 50, minimum=2)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -637,6 +652,12 @@ THROTTLE_RATES = {
     # Guests, per network: new guests (a visitor's first game makes one), and their new games.
     "guests": env_rate("THROTTLE_GUESTS", "30/hour"),
     "guest_games": env_rate("THROTTLE_GUEST_GAMES", "120/hour"),
+    # Follows and unfollows, per player (social).
+    "follows": env_rate("THROTTLE_FOLLOWS", "100/hour"),
+    # Groups: joins per network (/24 or /64; a guess at an invite is a join), and every group
+    # action per player (create, join, leave, rename, remove a member, a new invite).
+    "group_joins": env_rate("THROTTLE_GROUP_JOINS", "30/hour"),
+    "group_actions": env_rate("THROTTLE_GROUP_ACTIONS", "60/hour"),
 }
 
 REST_FRAMEWORK = {

@@ -23,6 +23,8 @@ urlpatterns = [
     ),
     path("api/", include("games.api.urls")),
     path("api/", include("leaderboard.urls")),
+    path("api/", include("groups.api.urls")),
+    path("api/", include("social.urls")),
     # The language menu's form, and the JavaScript catalog of the request's language (gettext,
     # ngettext, interpolate for the pages' modules).
     path("i18n/setlang/", set_language, name="set_language"),

@@ -16,11 +16,20 @@ pictures) stay free of a header that would keep a cache from sharing them, or ma
 single id with everybody. Static files are answered before this middleware (WhiteNoise), and
 the response is otherwise left as it is: its Content-Security-Policy, ETag, Cache-Control and
 Vary headers untouched.
+
+**A client with no cookie** — an app or a script that authenticates with an API token — has a
+*device mark* instead (:func:`origin_mark`): a salted hash of the network (its /24 or /64) and
+the user agent of the log-in or sign-up that issued its token, kept with the token
+(``core.accounts.models.TokenOrigin``, deleted with it). Two accounts whose tokens one script
+issued from one network carry one mark. ``core.accounts.auth.device_mark`` gives a request's
+device either way, the cookie first.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import re
 import secrets
 from collections.abc import Callable, Mapping
@@ -28,6 +37,8 @@ from typing import Final
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
+
+from core.networks import network
 
 COOKIE: Final = "device"
 MAX_AGE: Final = dt.timedelta(days=365)
@@ -45,6 +56,20 @@ def device_id(cookies: Mapping[str, str]) -> str:
 
 def new_id() -> str:
     return secrets.token_urlsafe(ID_BYTES)
+
+
+#: The most characters of a user agent that go into a device mark.
+USER_AGENT_CHARS: Final = 512
+
+
+def origin_mark(address: str, user_agent: str) -> str:
+    """The device mark of a token issued to ``address`` with ``user_agent``: HMAC-SHA256, keyed by
+    ``SECRET_KEY``, of the address's network (never the address) and the user agent, cut to 128
+    bits, as hexadecimal."""
+    net = network(address)
+    text = f"token-origin:{'' if net is None else net}|{user_agent[:USER_AGENT_CHARS]}"
+    key = str(settings.SECRET_KEY).encode()
+    return hmac.new(key, text.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:32]
 
 
 class DeviceCookieMiddleware:

@@ -11,16 +11,21 @@ import re
 from datetime import UTC, date, datetime
 
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from core.accounts.guests import is_guest
-from games import payloads, services
+from core.accounts.players import named
+from games import payloads, services, watch, winnable
 from games.clock import utc_today
 from games.engine import Action, Canfield
+from games.errors import GameError
 from games.models import Game
+from groups import services as groups
 
 
 def _render(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
@@ -54,8 +59,9 @@ def home(request: HttpRequest) -> HttpResponse:
         )
     if current is not None:
         return _render(request, "home_play.html", "home", play=True, game_id=current.pk)
-    # A random deal, as a new practice game has it (unsaved: no owner yet).
-    deal = payloads.game_dict(services.dealt_game(User(username="")), today)
+    # A deal proved winnable, as a new practice game has it (unsaved: no owner yet; a random one
+    # when the pool is empty).
+    deal = payloads.game_dict(services.dealt_game(User(username=""), winnable.shown()), today)
     return _render(request, "home_play.html", "home", play=True, game_id="", deal=deal)
 
 
@@ -103,7 +109,32 @@ def game(request: HttpRequest, game_id: str) -> HttpResponse:
 
 @ensure_csrf_cookie
 def replay(request: HttpRequest, game_id: str) -> HttpResponse:
-    return _render(request, "replay.html", "replay", game_id=game_id)
+    """A game's replay (replay.js, from its record) — or, for a game being played, and a game
+    whose record is not open to the viewer yet but which they may watch (another's attempt at
+    today's deal, once their own is over), the game watched live over its spectators' socket
+    (``live``). Who may watch is ``games.services.can_watch``'s decision (``games.watch``); a
+    viewer it refuses a daily attempt is told why (``refused``), not shown a broken page. Any
+    other refusal is the record's (replay.js: a private game; a visitor is asked to log in, which
+    its owner may). A game that does not exist, and an address that names none, are the 404
+    page."""
+    found = services.find_game(int(game_id)) if GAME_ID.fullmatch(game_id) else None
+    if found is None:
+        raise Http404(_("No such game."))
+    live, refused = False, None
+    found.apply_day_end(utc_today())
+    if found.is_in_progress or not services.can_view_record(request.user, found):
+        refusal = watch.refusal(request.user, found)
+        live = refusal is None
+        if refusal is not None and refusal.code != "not_found":
+            refused = refusal.message
+    return _render(request, "replay.html", "replay", game_id=game_id, live=live, refused=refused)
+
+
+@ensure_csrf_cookie
+def watching(request: HttpRequest) -> HttpResponse:
+    """The games to watch: those being played now and the day's best (watch.js, from
+    ``GET /api/watch/``)."""
+    return _render(request, "watch.html", "watch")
 
 
 @ensure_csrf_cookie
@@ -146,10 +177,14 @@ def solution(request: HttpRequest, day: str) -> HttpResponse:
 
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    # (a guest has no profile: leaderboard.services.find_player knows no guest either)
-    if not User.objects.filter(username__iexact=username, guest__isnull=True).exists():
+    """A player's page: their stats, their days and their games (profile.js). A guest has no
+    page (``core.accounts.players.named`` knows no guest). ``own``: the player's own page, with
+    their settings."""
+    found = named(username)
+    if found is None:
         raise Http404(_("There is no player of that name."))
-    return _render(request, "profile.html", "profile", profile_username=username)
+    own = request.user.is_authenticated and request.user.pk == found.pk
+    return _render(request, "profile.html", "profile", profile_username=username, own=own)
 
 
 @ensure_csrf_cookie
@@ -165,3 +200,43 @@ def login(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def logout(request: HttpRequest) -> HttpResponse:
     return _render(request, "logout.html", "logout")
+
+
+def _player(request: HttpRequest) -> User | None:
+    """The player (with an account) making ``request``, or ``None`` for a visitor or a guest."""
+    user = request.user
+    return user if isinstance(user, User) and user.is_authenticated and not is_guest(user) else None
+
+
+@ensure_csrf_cookie
+def group_list(request: HttpRequest) -> HttpResponse:
+    """My groups, and a form to make one (groups.js). A visitor is asked to log in, a guest to
+    sign up: groups are for players with an account."""
+    return _render(request, "groups.html", "groups", player=_player(request) is not None)
+
+
+@ensure_csrf_cookie
+def group(request: HttpRequest, group_id: int) -> HttpResponse:
+    """A group's page (group.js): today's board among its members, live, the week's table, the
+    members and the invite. For its members only: anyone else gets the 404 page, as for a group
+    that does not exist (``groups.services.group_of``); a visitor is asked to log in first."""
+    user = _player(request)
+    if user is None and not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), reverse("frontend:login"))
+    if user is None:
+        raise Http404(groups.not_found().message)
+    try:
+        found = groups.group_of(user, group_id)
+    except GameError as refusal:
+        raise Http404(refusal.message) from None
+    return _render(request, "group.html", "groups", group=found, day=utc_today().isoformat())
+
+
+@ensure_csrf_cookie
+def group_join(request: HttpRequest, invite: str) -> HttpResponse:
+    """An invite's page: a button joins the group (POST /api/groups/join/, group_join.js) — a
+    page view joins nothing and looks nothing up. A visitor is asked to log in or sign up and
+    brought back; a guest to sign up."""
+    return _render(
+        request, "group_join.html", "groups", invite=invite, player=_player(request) is not None
+    )

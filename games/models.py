@@ -98,6 +98,12 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True, help_text="Time of the first action")
     finished_at = models.DateTimeField(null=True, blank=True)
+    active_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When its last action was written (or it was finished or resigned): the "
+        "games being played now, most recently active first (games.watch.playing)",
+    )
 
     views = models.JSONField(default=dict, help_text="Cache: engine views of the position")
     views_version = models.PositiveSmallIntegerField(
@@ -146,6 +152,15 @@ class Game(models.Model):
                 name="games_daily_board",
             ),
             models.Index(fields=["owner", "-created_at"], name="games_owner_recent"),
+            # The games being played now, most recently active first (games.watch.playing).
+            models.Index(fields=["-active_at"], name="games_active_recent"),
+            # The games finished since a moment (the day's best, leaderboard.watching): finished
+            # games only, so that an action on a game in progress adds no entry to it.
+            models.Index(
+                fields=["finished_at"],
+                condition=Q(finished_at__isnull=False),
+                name="games_finished",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -258,6 +273,9 @@ class HintStep(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "digest"], name="games_hint_step_unique"),
         ]
+        # A position's proved answer found by any game (``services.hint``: a cache keyed by the
+        # position, so that a position already solved is never searched again).
+        indexes = [models.Index(fields=["digest"], name="games_hint_step_digest")]
 
     def __str__(self) -> str:
         return f"{self.digest[:8]}: {self.outcome} {self.action}"
@@ -357,3 +375,40 @@ class DealtDeck(models.Model):
         """The hexadecimal SHA-256 of the deck's 52 card indices (0-51), one byte each, in
         dealing order (docs/deal-format.md, Step 4)."""
         return hashlib.sha256(bytes(deck)).hexdigest()
+
+
+class ProvedDeal(models.Model):
+    """A random deal the solver decided from its start (``games.winnable``): ``win``, proved
+    winnable — the pool of deals a new random practice game is dealt from, each dealt once
+    (``dealt_at``: null while it waits) — or ``no_win``, proved lost, never dealt at random, and
+    said to be lost when a game of its code starts. Filled ahead by the worker tier
+    (``games.tasks.fill_winnable_pool``)."""
+
+    class Outcome(models.TextChoices):
+        WIN = "win"
+        NO_WIN = "no_win"
+
+    code = models.CharField(max_length=64, unique=True, help_text="The deal's code (CF1)")
+    draw = models.PositiveSmallIntegerField()
+    variant = models.CharField(max_length=8)
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    line = models.TextField(
+        blank=True, default="", help_text="win: the winning line the solver found (tokens)"
+    )
+    proved_at = models.DateTimeField(auto_now_add=True)
+    dealt_at = models.DateTimeField(
+        null=True, blank=True, help_text="win: when a new game was dealt it (null: in the pool)"
+    )
+
+    class Meta:
+        indexes = [
+            # The pool: the deals of a draw and rules proved winnable and not dealt yet.
+            models.Index(
+                fields=["draw", "variant", "id"],
+                condition=Q(outcome="win", dealt_at__isnull=True),
+                name="games_proved_deal_pool",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.outcome}"

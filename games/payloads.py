@@ -13,6 +13,8 @@ What a payload may show is decided here, in one place:
 - ``code`` is ``null`` for a daily deal until its UTC day is over;
 - ``full_state`` (the engine's ``full_view()``, every card) appears only once the game is over
   and its code is public; otherwise it is ``null``;
+- ``safe_home`` (a card no play can need elsewhere, to go home by itself) reads only the
+  player view;
 - ``verdict`` (what the solver already said of the position: an outcome and an undo count, no
   move) is looked up only for a practice game in progress — a daily attempt's is always ``null``.
 
@@ -29,6 +31,7 @@ from typing import Annotated, Literal, NotRequired, TypedDict, cast
 from core.formats import IsoDate, IsoDateTime, iso
 from games import pool_jobs, services
 from games.engine import Canfield, FullView, PlayerView
+from games.engine.auto import safe_home
 from games.models import Game
 
 Kind = Literal["practice", "daily"]
@@ -98,6 +101,12 @@ class GameDict(GameSummary):
         "A practice game in progress: what the solver already said of this position (by a hint "
         "or GET .../verdict/), or null when it has not been asked (or the position is lost and "
         "its way back was found from another past). Always null for a daily attempt.",
+    ]
+    safe_home: Annotated[
+        str | None,
+        "A game in progress: the move (a token) of a card safe to send to its foundation — one "
+        "no play can need elsewhere (games.engine.auto) — for the page's 'cards home by "
+        "themselves' setting to play; null when there is none, and for a finished game.",
     ]
 
 
@@ -200,6 +209,7 @@ def game_dict(
             views["full"] if head["code"] is not None and not game.is_in_progress else None
         ),
         "verdict": None if kept is None else verdict_dict(kept),
+        "safe_home": safe_home(views["player"]) if game.is_in_progress else None,
     }
 
 

@@ -9,6 +9,10 @@ Each function takes and returns plain, picklable values:
   along the line with a lookup; or the best move found when it cannot tell; or, for a position
   proved lost, the walk back to the last position undo reaches that can still be won;
 - :func:`lost_outlook`: that walk back alone, for a position already known to be lost;
+- :func:`better_line`: a winning line shorter than the one a hint found first (a hint answers
+  with the first line proved, and the worker tier improves it afterwards: ``games.tasks``);
+- :func:`prove_deal`: whether a random deal can be won, for the pool of winnable deals
+  (``games.winnable``);
 - :func:`certify_day`: find a day's certified deal (``games.engine.certify``), in the day's band
   of difficulty;
 - :func:`measure_deal`: the difficulty of a deal (``games.engine.difficulty``);
@@ -37,7 +41,7 @@ from games.engine import UNDO, Action, Canfield, DealCode, GameRecord
 from games.engine import state as engine_state
 from games.engine.certify import Certified, certify
 from games.engine.difficulty import Band, Difficulty, measure
-from games.engine.solver import Outcome, SolveResult, last_winnable, solve, undo_key
+from games.engine.solver import Outcome, SolveResult, last_winnable, shorten, solve, undo_key
 
 #: gzip level of stored records: level 6 is within a few per cent of 9 on game records, at a
 #: third of its time.
@@ -75,17 +79,45 @@ class HintLine:
 
 def hint_line(code: str, state: str, seconds: float) -> HintLine:
     """Solve the position stored as ``state`` (``games.engine.state.dump``) of a game of
-    ``code``, all within ``seconds``: walk the winning line found; or give the best move found
+    ``code``, all within ``seconds``: walk the first winning line found — at once, not shortened
+    (:func:`better_line` shortens it afterwards, in the worker tier); or give the best move found
     when the solver cannot tell; or, when the position is proved lost, walk back with the rest of
     the time (:func:`lost_outlook`)."""
     deadline = time.monotonic() + seconds
     engine = engine_state.load(code, state)
-    result = solve(engine, seconds=seconds)
+    result = solve(engine, seconds=seconds, shorten=False)
     if result.outcome == "no_win":
         steps = _walk_back(engine, deadline - time.monotonic())
     else:
         steps = _steps(engine, result)
     return HintLine(result.outcome, steps, os.getpid())
+
+
+def better_line(
+    code: str, state: str, line: Sequence[str], seconds: float, positions: int | None = None
+) -> tuple[HintStep, ...]:
+    """The steps of a winning line shorter than ``line`` (tokens, a winning line from the
+    position stored as ``state`` of a game of ``code``), searched within ``seconds`` (and
+    ``positions``, if given); none when no shorter line turned up
+    (``games.engine.solver.shorten``)."""
+    engine = engine_state.load(code, state)
+    shorter = shorten(engine, line, seconds=seconds, max_positions=positions)
+    if len(shorter) >= len(line):
+        return ()
+    scratch = engine.copy()
+    steps = []
+    for n, action in enumerate(shorter):
+        steps.append(HintStep(scratch.position_digest(), "win", action.token(), len(shorter) - n))
+        scratch.push(action)
+    return tuple(steps)
+
+
+def prove_deal(code: str, positions: int) -> tuple[Outcome, tuple[str, ...]]:
+    """What the solver proves of deal ``code`` from its start within ``positions`` positions:
+    ``win`` as soon as a winning line is found, with the line (not shortened), ``no_win``, or
+    ``unknown`` (``games.winnable``)."""
+    result = solve(code, max_positions=positions, shorten=False)
+    return result.outcome, tuple(result.tokens())
 
 
 def lost_outlook(code: str, state: str, seconds: float) -> HintLine:

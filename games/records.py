@@ -18,6 +18,12 @@ module decides when a record is built, where, and whether it is kept.
 
 Building is deterministic (the same log gives the same bytes), so whichever process stores a
 record first, any other's build is the same record: a second store changes nothing.
+
+A record names the game's current owner. A guest's game may still change owner (a guest who
+signs up keeps their games: ``core.accounts.guests.adopt``), so a record naming a guest is never
+kept (:func:`_keeps`): it is built at every read, and once the game is an account's, under the
+account's name, and kept. (Kept records of a guest's games from before are forgotten when the
+guest's games move: ``games.api.accounts.forget_records``.)
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.accounts.guests import is_reserved
 from games import pool, pool_jobs
 from games.clock import utc_today
 from games.models import Game, StoredRecord
@@ -50,7 +57,7 @@ def record_of(game: Game, today: dt.date, states: bool = False) -> pool_jobs.Bui
     hidden, and with ``states`` the player's view at every ply: the kept one, else built in the
     solver pool (and kept, if final)."""
     head = summary(game, today)
-    if not is_final(game, today):
+    if not _keeps(game, head, today):
         return pool.wait(_build_in_pool(game, head, states), RECORD_SECONDS)
     found = kept(game, states)
     if found is not None:
@@ -85,7 +92,7 @@ def keep(game_id: int, today: dt.date | None = None) -> int:
     if game is None:
         return 0
     head = summary(game, today)
-    if not is_final(game, today):
+    if not _keeps(game, head, today):
         return 0
     missing = [states for states in (False, True) if kept(game, states) is None]
     if not missing:
@@ -94,6 +101,14 @@ def keep(game_id: int, today: dt.date | None = None) -> int:
     for states in missing:
         _store(game, states, pool_jobs.build_record(*_arguments(game, head, log, states)))
     return len(missing)
+
+
+def _keeps(game: Game, head: GameSummary, today: dt.date) -> bool:
+    """Whether ``game``'s record, as ``head`` names its player, is kept: it is final and names
+    no guest — a guest's game may become an account's, and its record must then name the account.
+    The name is the one read with the game, the one its record is built with: a build that read
+    the game before it changed owner is not kept either."""
+    return is_final(game, today) and not is_reserved(head["player"])
 
 
 def _kept_or_built(game: Game, head: GameSummary, states: bool) -> Future[pool_jobs.BuiltRecord]:

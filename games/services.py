@@ -600,6 +600,7 @@ def _apply(game: Game, engine: Canfield, actions: list[Action]) -> None:
     now = timezone.now()
     if game.started_at is None:
         game.started_at = now
+    game.active_at = now
     if engine.is_won():
         game.status = Game.Status.WON
         game.finished_at = now
@@ -689,10 +690,11 @@ def _store_in_one_statement(
 _LOGGED = ("ply", "token", "score_after", "created_at")
 
 
-#: The fields an action changes: what :func:`_sync` copies, the clock and the status.
+#: The fields an action changes: what :func:`_sync` copies, the clock (``active_at``: when the
+#: game was last played, which orders the games being played now) and the status.
 _PLAYED = (
     *("score", "ply", "undos", "foundation_cards", "views", "views_version", "engine_state"),
-    *("started_at", "status", "finished_at"),
+    *("started_at", "status", "finished_at", "active_at"),
 )
 
 
@@ -768,8 +770,8 @@ def resign(game: Game | int, user: Viewer) -> Game:
         game = _locked(game if isinstance(game, int) else game.pk, user)
         if game.is_in_progress and not _write_day_end(game, utc_today()):
             game.status = Game.Status.RESIGNED
-            game.finished_at = timezone.now()
-            game.save(update_fields=["status", "finished_at"])
+            game.finished_at = game.active_at = timezone.now()
+            game.save(update_fields=["status", "finished_at", "active_at"])
             _announce(game)
             return game
     raise _game_over(game)
@@ -923,11 +925,44 @@ def _undo(game: Game, actions: int | None) -> Undo | None:
     return None if actions is None else Undo(actions, game.ply + actions)
 
 
+#: What a search that found a winning line calls, for the line to be improved afterwards (a hint
+#: answers with the first line proved): with the game, the stored state its search started from
+#: and the line's actions (registered by ``games.tasks``, which hands it to the worker tier).
+LineFound = Callable[[Game, str, tuple[str, ...]], None]
+_line_found: list[LineFound] = []
+
+
+def on_line_found(hook: LineFound) -> None:
+    """Call ``hook`` with each winning line a hint's search finds (see :data:`LineFound`)."""
+    if hook not in _line_found:
+        _line_found.append(hook)
+
+
+def _kept_elsewhere(game: Game, digest: str) -> HintStep | None:
+    """A proved answer for the position ``digest`` found by a search of another game (a cache
+    keyed by the position: the same position is never searched twice). A win is kept for
+    ``game`` too, as its own step; a lost position's way back is the game's own to walk."""
+    other = (
+        HintStep.objects.filter(digest=digest, outcome__in=("win", "no_win"))
+        .exclude(game=game)
+        .order_by("-outcome")  # (a win first: a position is either, but to be sure)
+        .first()
+    )
+    if other is not None and other.outcome == "win":
+        _keep(game, [pool_jobs.HintStep(digest, "win", other.action, other.remaining)])
+    return other
+
+
 def _consult(game: Game, before_search: Callable[[], None] | None) -> Hint:
-    """The kept answer for ``game``'s position, else a search in the solver pool (counted by
-    ``before_search`` once admitted), whose steps are kept."""
+    """The kept answer for ``game``'s position (its own, or one a search of another game found
+    for the same position), else a search in the solver pool (counted by ``before_search`` once
+    admitted), whose steps are kept, and whose winning line is improved afterwards, in the
+    worker tier, with the time the search gave it before (:func:`on_line_found`)."""
     engine = engine_of(game)
-    kept = HintStep.objects.filter(game=game, digest=engine.position_digest()).first()
+    digest = engine.position_digest()
+    kept = HintStep.objects.filter(game=game, digest=digest).first()
+    if kept is None:
+        kept = _kept_elsewhere(game, digest)
     if kept is not None:
         answer = _answer(game, engine, kept)
         if answer is not None:
@@ -938,7 +973,8 @@ def _consult(game: Game, before_search: Callable[[], None] | None) -> Hint:
     with pool.admit(seconds) as admission:
         if before_search is not None:
             before_search()
-        future = admission.start(task, game.code, engine_state.dump(engine), seconds)
+        state = engine_state.dump(engine)
+        future = admission.start(task, game.code, state, seconds)
     found = pool.wait(future, seconds)
     log.info(
         "hint: searched game %s at ply %s: %s, %d steps kept",
@@ -948,10 +984,41 @@ def _consult(game: Game, before_search: Callable[[], None] | None) -> Hint:
         len(found.steps),
     )
     _keep(game, found.steps)
+    if found.outcome == "win" and len(found.steps) > 1:
+        line = tuple(step.action or "" for step in found.steps)
+        for hook in _line_found:
+            hook(game, state, line)
     if not found.steps:
         return Hint(found.outcome)
     first = found.steps[0]
     return Hint(first.outcome, first.action, first.remaining, _undo(game, first.undo))
+
+
+def keep_better_line(game_id: int, steps: Iterable[pool_jobs.HintStep]) -> int:
+    """Keep the steps of a better winning line (``pool_jobs.better_line``) for game ``game_id``:
+    each replaces what was kept for its position, so that later hints follow the better line
+    (every step kept is still a move on a proved line from its position). Returns how many were
+    kept (0: the game is gone)."""
+    steps = [step for step in steps if step.outcome == "win"]
+    if not steps or not Game.objects.filter(pk=game_id).exists():
+        return 0
+    with transaction.atomic():
+        digests = [step.digest for step in steps]
+        HintStep.objects.filter(game_id=game_id, digest__in=digests).delete()
+        HintStep.objects.bulk_create(
+            [
+                HintStep(
+                    game_id=game_id,
+                    digest=step.digest,
+                    outcome="win",
+                    action=step.action or "",
+                    remaining=step.remaining,
+                )
+                for step in steps
+            ],
+            ignore_conflicts=True,
+        )
+    return len(steps)
 
 
 def _keep(game: Game, steps: Iterable[pool_jobs.HintStep]) -> None:

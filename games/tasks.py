@@ -7,6 +7,8 @@ Periodic (``core.worker.schedule``: once per period for the whole deployment):
   after their UTC day ended (every read already shows them closed).
 - :func:`analyse_past_days` (every minute): ask for the analyses of the daily attempts of the
   days over (:func:`sweep_analyses`, a few at a time).
+- :func:`fill_winnable_pool` (every minute): keep the pools of deals proved winnable full
+  (``games.winnable.fill``), so that a new random practice game is dealt one at once.
 
 On demand:
 
@@ -15,9 +17,12 @@ On demand:
 - :func:`analyse_game`: where a finished game's win slipped away (``games.analysis``), solved
   here, in the worker's own process; asked for by :func:`request_analysis` when a practice game
   ends, by the sweep, or by a reader of its analysis.
+- :func:`improve_hint`: a shorter winning line than the one a hint's search found first (a hint
+  answers with the first line proved), kept for the later hints (``games.services``); asked for
+  by every search that finds a winning line (:func:`line_found`).
 
 This module imports the modules whose work it runs (``games.analysis``, ``games.records``,
-``games.services``); none of them imports it.
+``games.services``, ``games.winnable``); none of them imports it.
 """
 
 from __future__ import annotations
@@ -32,11 +37,15 @@ from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist
 
 from core.worker.schedule import periodic
-from games import analysis, records, services
+from games import analysis, pool_jobs, records, services, winnable
 from games.clock import utc_today
 from games.models import Game, GameAnalysis
 
 log = logging.getLogger(__name__)
+
+#: The priority of a hint's improvement (django-tasks: higher first; the duties have 0): behind
+#: the duties waiting, ahead of the swept analyses.
+PRIORITY_IMPROVE = -2
 
 
 @periodic(every=dt.timedelta(minutes=1))
@@ -68,6 +77,41 @@ def analyse_game(game_id: int) -> str:
     """Where game ``game_id``'s win slipped away, computed and stored here
     (``games.analysis.analyse``); returns the analysis' status, or ``not_analysable``."""
     return analysis.analyse(game_id)
+
+
+@periodic(every=dt.timedelta(minutes=1))
+@task()
+def fill_winnable_pool() -> dict[str, int]:
+    """Top up the pools of deals proved winnable (``games.winnable.fill``), solved here, in the
+    worker's own process; returns how many deals were added, by mode."""
+    return winnable.fill()
+
+
+@task()
+def improve_hint(
+    game_id: int, code: str, state: str, line: list[str], positions: int | None = None
+) -> int:
+    """Search, here in the worker's own process, a winning line shorter than ``line`` (the one a
+    hint's search of game ``game_id`` found first from the position stored as ``state``) within
+    ``HINT_SECONDS`` (the time the hint's own search gave it before; and ``positions``, if
+    given), and keep its steps for the later hints (``services.keep_better_line``); returns how
+    many steps were kept (0: none shorter found)."""
+    steps = pool_jobs.better_line(code, state, line, settings.HINT_SECONDS, positions)
+    return services.keep_better_line(game_id, steps)
+
+
+def line_found(game: Game, state: str, line: tuple[str, ...]) -> None:
+    """A hint's search found ``line``, the first winning line it proved: ask the worker tier
+    for a shorter one (:func:`improve_hint`), once the search's steps are committed."""
+    game_id, code = game.pk, game.code
+    transaction.on_commit(
+        lambda: improve_hint.using(priority=PRIORITY_IMPROVE).enqueue(
+            game_id, code, state, list(line)
+        )
+    )
+
+
+services.on_line_found(line_found)
 
 
 # --- asking for an analysis ---------------------------------------------------------------------

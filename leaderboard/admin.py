@@ -1,9 +1,11 @@
 """Admin: the fair-play review of a day, for staff. Its attempts, the most suspicious first,
-each with its signals in plain words (a win near par, scouting, a scout and a winner linked by
-network or device, play faster than a person reads, a shared network with any of these) and a
-click away from its replay, and disqualification: with a reason, logged with who decided, and
-undone by reinstating (``leaderboard.review``). What is kept for it, and for how long, is in
-docs/privacy.md."""
+each with its signals in plain words (a win near par, choices only the hidden cards explain,
+scouting, a scout linked to a winner or the top of the board by network, device or sign-up, play
+faster than a person reads, a shared network with any of these), the clairvoyance test's
+evidence and its decisive forks (the move made, the moves that looked as good, what the hidden
+cards decided), a click away from its replay, and disqualification: with a reason, logged with
+who decided, and undone by reinstating (``leaderboard.review``) — always a person's decision.
+What is kept for it, and for how long, is in docs/privacy.md."""
 
 from __future__ import annotations
 
@@ -77,8 +79,12 @@ class FairPlayAdmin(admin.ModelAdmin[AttemptReview]):
             "fast_actions": review.FAST_MIN_ACTIONS,
             "near_par": f"{review.NEAR_PAR:.0%}",
             "weights": review.WEIGHTS,
+            "scout_seen": review.SCOUT_SEEN,
             "scout_moves": review.SCOUT_MOVES,
             "scout_idle": int(review.SCOUT_IDLE.total_seconds() // 60),
+            "top": review.TOP,
+            "signup_window": int(review.SIGNUP_WINDOW.total_seconds() // 60),
+            "clairvoyant": review.CLAIRVOYANT,
             "decisions": FairPlayDecision.objects.filter(game__daily_date=day).select_related(
                 "game__owner", "staff"
             ),

@@ -179,9 +179,11 @@ class AttemptReview(models.Model):
     """What a fair-play reviewer needs of a daily attempt that nothing else keeps, recorded
     privately when it starts (``leaderboard.review``): the account's age then, and salted hashes
     of the client's network (its /24 or /64, never the address) and of its browser's device
-    cookie (a random id the site gave it, ``core.devices``). Its actions, undos and
-    time are the attempt's own. Kept 30 days (``manage.py purge_reviews``; docs/privacy.md),
-    never shown but to staff."""
+    cookie (a random id the site gave it, ``core.devices``; an API client's device mark). Its
+    actions, undos and time are the attempt's own. Once the attempt is over, the worker tier
+    judges its choices (the clairvoyance test: ``leaderboard.review.judge``) and keeps the
+    evidence here. Kept 30 days (``manage.py purge_reviews``; docs/privacy.md), never shown but
+    to staff."""
 
     game = models.OneToOneField(
         "games.Game", on_delete=models.CASCADE, primary_key=True, related_name="review"
@@ -197,6 +199,29 @@ class AttemptReview(models.Model):
     )
     account_age = models.DurationField(help_text="How old the account was when it started")
     created = models.DateTimeField(auto_now_add=True)
+    evidence = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The clairvoyance test's log likelihood ratio, clairvoyant to honest "
+        "(games.engine.clairvoyance); null until judged",
+    )
+    forks = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The forks weighed: the action's number, the move made, each legal move's "
+        "share of the sampled deals, habit, honest chance and whether the true deck kept the "
+        "win after it, the evidence",
+    )
+    judgement = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What its log showed (cards seen, most cards home, moves) and how it was "
+        "judged: decisions looked at, solver positions, whether complete, the test's version",
+    )
+    judged_at = models.DateTimeField(null=True, blank=True)
+    judge_task = models.CharField(
+        max_length=64, blank=True, default="", help_text="The judging task waited for, if any"
+    )
 
     class Meta:
         verbose_name = "fair-play review"

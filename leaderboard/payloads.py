@@ -49,6 +49,9 @@ class AmongBoard(TypedDict):
     attempts in the whole board's order, ``rank`` among them, ``board_rank`` in the whole."""
 
     date: IsoDate
+    players: Annotated[
+        int, "How many players the board is among (me and whom I follow, a group's members)."
+    ]
     count: Annotated[int, "Attempts of these players on the day's board."]
     page: Annotated[int, "Always 1: one page holds them all."]
     pages: Annotated[int, "Always 1."]
@@ -149,7 +152,20 @@ class HistoryRow(BoardRow):
     date: IsoDate
 
 
-class PlayerPage(TypedDict):
+class FollowCounts(TypedDict):
+    """What a player's page says of follows (counted by the social app, which answers the
+    leaderboard through ``services.answer_follows``)."""
+
+    following: Annotated[int, "How many players this player follows."]
+    followers: Annotated[int, "How many players follow this player."]
+    followed_by_me: Annotated[
+        bool | None,
+        "Whether I follow this player; null when I cannot follow them (not logged in, a guest, "
+        "or my own page).",
+    ]
+
+
+class PlayerPage(FollowCounts):
     player: str
     stats: Annotated[PlayerStats, "Over the player's daily attempts only."]
     practice: Annotated[PracticeStats, "Over the player's practice games."]

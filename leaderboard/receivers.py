@@ -1,6 +1,7 @@
 """The leaderboard listens to ``games``: a daily attempt that changed takes its new place in its
 day's Redis sorted sets (when Redis is configured; if Redis refuses, the worker tier records it
-again later: ``broadcast.record_later``) and makes its day's live board dirty.
+again later: ``broadcast.record_later``) and makes its day's live board dirty; an attempt that
+has ended is handed to the worker tier to be judged for fair play (``tasks.judge_attempt``).
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard. It listens
 to the leaderboard's own ``board_changed`` too (``leaderboard.signals``).
@@ -19,6 +20,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from games.models import Game
+from leaderboard import tasks
 from leaderboard.live import broadcast
 from leaderboard.models import DailyDeal
 from leaderboard.standings import sets
@@ -35,6 +37,8 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
             DailyDeal.objects.filter(date=game.daily_date, code="").update(
                 code=game.code, outcome=DailyDeal.Outcome.LEGACY
             )
+            if game.ply > 0:  # judged for fair play in the worker tier (a win, the top)
+                tasks.request_judgement(game.pk)
         if not sets.record(game):  # (before the broadcast that reads it)
             broadcast.record_later(game.daily_date, game.pk)
         try:

@@ -3,12 +3,20 @@ the suspicious ones, and disqualification.
 
 **Recorded privately** when an attempt starts (:func:`record_start`, an ``AttemptReview``): the
 account's age; the client's *network* — its /24 (IPv4) or /64 (IPv6) prefix — and its *device*
-— the first-party device cookie (``core.devices``), a random id the site gave the
-browser — each HMAC-hashed with the deployment's ``SECRET_KEY`` (the same network or browser
-gives the same value; the value gives nothing back, and is worthless without the key). The rest
-a reviewer needs is the attempt's own: its actions, undos, time, and its line against the day's
-par. Reviews are kept ``KEEP`` (30 days; ``manage.py purge_reviews``) and shown to staff alone
-(docs/privacy.md).
+— the first-party device cookie (``core.devices``), a random id the site gave the browser, or
+for an API client that keeps no cookie its token's device mark (the network and user agent
+that the token was issued to) — each HMAC-hashed with the deployment's ``SECRET_KEY`` (the same
+network or browser gives the same value; the value gives nothing back, and is worthless without
+the key). The rest a reviewer needs is the attempt's own: its actions, undos, time, and its line
+against the day's par. Reviews are kept ``KEEP`` (30 days; ``manage.py purge_reviews``) and
+shown to staff alone (docs/privacy.md).
+
+**Judged in the worker tier** once the attempt is over (:func:`judge`, the task
+``leaderboard.tasks.judge_attempt``): how many of the deck's cards its log showed (undone
+actions' included), and — for every win and every attempt in the top :data:`TOP` of its day's
+board — the clairvoyance test (``games.engine.clairvoyance``, docs/fair-play.md): the evidence
+that its choices were made by one who sees the hidden cards, and the forks it rests on, kept with
+the review. Never on a web process, and nothing of it reaches a player.
 
 **Signals** of a day (:func:`day_review`), each a reason to look, never a verdict, each with its
 weight in the attempt's *suspicion* (:data:`WEIGHTS`; the day is ordered by it, highest first):
@@ -16,13 +24,21 @@ weight in the attempt's *suspicion* (:data:`WEIGHTS`; the day is ordered by it, 
 - ``par`` (40): a win within :data:`NEAR_PAR` of par (the solver's line): at most
   ``par × (1 + NEAR_PAR)`` actions, undos included. Honest winners' lines are far longer
   (docs/performance.md, "Near par": benchmarks/par_margin.py);
-- ``scout`` (15): an attempt that drew through the stock — so it has seen every stock card —
-  and then resigned or left (closed at the day's end, or no action for :data:`SCOUT_IDLE`),
-  without a win and with little else: at most :data:`SCOUT_MOVES` moves besides draws,
-  recycles and undos, at most :data:`SCOUT_CARDS` cards on the foundations. What a second
-  account does to read the deck for the first;
-- ``linked`` (40): a scout and a winner of the same day from one network or one device: both
-  are flagged, each naming the other;
+- ``clairvoyant`` (40): the clairvoyance test's evidence at :data:`CLAIRVOYANT` or more — a
+  level that the simulated honest winners stayed below (docs/fair-play.md). Padding the line
+  with undone actions or detours, or playing it slowly, changes nothing of it;
+- ``scout`` (15): an attempt that showed its player most of the deck — :data:`SCOUT_SEEN` cards
+  or more, undone actions' included — without trying to win, whatever its number of actions: not
+  won, then resigned or left (closed at the day's end, or no action for :data:`SCOUT_IDLE`),
+  having either given back cards it had placed (it ended with fewer cards on the foundations
+  than it once had: it undid its way back) or made at most :data:`SCOUT_MOVES` moves besides
+  draws, recycles and undos (it drew through the stock and stopped). What a second account does
+  to read the deck for the first (the audit's scout saw all 52 cards in 128 actions of play and
+  undos); an honest player who gives up stops at the best they reached;
+- ``linked`` (40): a scout and a winner, or an attempt in the top :data:`TOP` of the day's board,
+  linked by one network, one device, or their sign-up (the two accounts made within
+  :data:`SIGNUP_WINDOW` of each other, one of them on its first day): both are flagged, each
+  naming the other;
 - ``fast`` (30): ``FAST_MIN_ACTIONS`` actions or more at under ``FAST_SECONDS`` each on
   average — faster than a person reads the cards;
 - ``network`` (10): several accounts from one network on the day's board — only together with
@@ -34,7 +50,7 @@ weight in the attempt's *suspicion* (:data:`WEIGHTS`; the day is ordered by it, 
 (``leaderboard.standings.order.RANKED``): the attempt leaves every board, the live board (its
 player leaves the top, the rows below move up), the final ranks of a settled day (written
 again) and its player's stats. Every decision is logged with who and why
-(``FairPlayDecision``).
+(``FairPlayDecision``). A signal never disqualifies: a person decides.
 """
 
 from __future__ import annotations
@@ -45,19 +61,20 @@ import hmac
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from core.networks import network
 from games import services as games
 from games.clock import utc_today
-from games.engine import Canfield
+from games.engine import clairvoyance
 from games.models import Game, LoggedAction
 from leaderboard import standings
 from leaderboard.models import AttemptReview, DailyDeal, FairPlayDecision
@@ -74,17 +91,41 @@ FAST_SECONDS: Final = 0.5
 #: widest margin within which at most 1 % of each level's wins come (0.2 % of all 2,365 honest
 #: wins; within 10 %: 2.0 % of the casual player's). The audit's cheater was 1.8 % over par.
 NEAR_PAR: Final = 0.06
-#: A scout's most moves besides draws, recycles and undos, and most cards on the foundations
-#: (the base card included).
+#: A scout has seen at least SCOUT_SEEN of the 52 cards (undone actions' included: the stock
+#: drawn through shows 40 in a fresh deal), and gave back cards it had placed or made at most
+#: SCOUT_MOVES moves besides draws, recycles and undos.
+SCOUT_SEEN: Final = 40
 SCOUT_MOVES: Final = 10
-SCOUT_CARDS: Final = 4
 #: An attempt in progress without an action for this long has been left.
 SCOUT_IDLE: Final = dt.timedelta(minutes=10)
+#: The top of a day's board: judged by the clairvoyance test (with every win) and checked for
+#: links to the day's scouts.
+TOP: Final = 10
+#: Two accounts made this close together, one of them on its first day, are linked by sign-up.
+SIGNUP_WINDOW: Final = dt.timedelta(minutes=15)
+FIRST_DAY: Final = dt.timedelta(days=1)
+#: The clairvoyance test's evidence (a natural log of the likelihood ratio) from which an attempt
+#: is flagged ``clairvoyant``: benchmarks/clairvoyance.py, docs/fair-play.md.
+CLAIRVOYANT: Final = 12.0
+#: The version of the judgement: raise it when the test changes what it finds; a judgement of
+#: another version is made again.
+JUDGE_VERSION: Final = 1
+#: What one judgement may cost (positions per solve, samples, forks, positions in all).
+JUDGE_BUDGET: Final = clairvoyance.Budget()
 
-Flag: TypeAlias = Literal["par", "scout", "linked", "fast", "network"]
+Flag: TypeAlias = Literal["par", "clairvoyant", "scout", "linked", "fast", "network"]
 #: The signals, and each one's weight in an attempt's suspicion (the sum of its signals').
-WEIGHTS: Final[dict[Flag, int]] = {"par": 40, "linked": 40, "fast": 30, "scout": 15, "network": 10}
+WEIGHTS: Final[dict[Flag, int]] = {
+    "par": 40,
+    "clairvoyant": 40,
+    "linked": 40,
+    "fast": 30,
+    "scout": 15,
+    "network": 10,
+}
 FLAGS: Final = tuple(WEIGHTS)
+#: What links two attempts, in the order their names are said.
+Link: TypeAlias = Literal["network", "device", "sign-up"]
 
 
 def _hashed(kind: str, value: str) -> str:
@@ -127,15 +168,22 @@ class Signal:
     flag: Flag
     actions: int = 0
     par: int = 0
-    #: ``scout``: how it ended ("resigned", or "left").
+    #: ``scout``: how it ended ("resigned", or "left"), the cards its log showed, and the cards
+    #: on the foundations at its end and at most.
     ended: str = ""
-    #: ``linked``: the other attempt, its player, and what links them ("network", "device").
+    seen: int = 0
+    home: int = 0
+    best: int = 0
+    #: ``linked``: the other attempt, its player, and what links them (:data:`Link`).
     game_id: int = 0
     player: str = ""
     by: tuple[str, ...] = ()
     #: ``fast``: seconds an action; ``network``: accounts on the day's board from the network.
     seconds: float = 0.0
     accounts: int = 0
+    #: ``clairvoyant``: the evidence, and the forks it rests on.
+    evidence: float = 0.0
+    forks: int = 0
 
     @property
     def weight(self) -> int:
@@ -155,16 +203,30 @@ class Signal:
                 "par": self.par,
             }
         if self.flag == "scout":
+            values = {"seen": self.seen, "home": self.home, "best": self.best}
             if self.ended == "resigned":
-                return _("scouted: drew through the stock then resigned")
-            return _("scouted: drew through the stock then left")
+                return (
+                    _(
+                        "scouted: saw %(seen)d of the 52 cards, ended with %(home)d home "
+                        "(%(best)d at most), then resigned"
+                    )
+                    % values
+                )
+            return (
+                _(
+                    "scouted: saw %(seen)d of the 52 cards, ended with %(home)d home "
+                    "(%(best)d at most), then left"
+                )
+                % values
+            )
+        if self.flag == "clairvoyant":
+            return ngettext(
+                "chose as one who sees the hidden cards: log ratio %(ratio)s at %(forks)d fork",
+                "chose as one who sees the hidden cards: log ratio %(ratio)s at %(forks)d forks",
+                self.forks,
+            ) % {"ratio": f"{self.evidence:.1f}", "forks": self.forks}
         if self.flag == "linked":
-            values = {"player": self.player, "game": self.game_id}
-            if self.by == ("network", "device"):
-                return _("linked to %(player)s's attempt #%(game)d by network and device") % values
-            if self.by == ("device",):
-                return _("linked to %(player)s's attempt #%(game)d by device") % values
-            return _("linked to %(player)s's attempt #%(game)d by network") % values
+            return _linked_text(self.by) % {"player": self.player, "game": self.game_id}
         if self.flag == "fast":
             return _("%(seconds)s s an action on average over %(actions)d actions") % {
                 "seconds": f"{self.seconds:.2f}",
@@ -173,6 +235,81 @@ class Signal:
         return _("one of %(accounts)d accounts on the day's board from one network") % {
             "accounts": self.accounts
         }
+
+
+def _linked_text(by: tuple[str, ...]) -> str:
+    """The sentence of a ``linked`` signal by the means ``by`` (in :data:`Link`'s order)."""
+    if by == ("network", "device", "sign-up"):
+        return _("linked to %(player)s's attempt #%(game)d by network, device and sign-up time")
+    if by == ("network", "device"):
+        return _("linked to %(player)s's attempt #%(game)d by network and device")
+    if by == ("network", "sign-up"):
+        return _("linked to %(player)s's attempt #%(game)d by network and sign-up time")
+    if by == ("device", "sign-up"):
+        return _("linked to %(player)s's attempt #%(game)d by device and sign-up time")
+    if by == ("device",):
+        return _("linked to %(player)s's attempt #%(game)d by device")
+    if by == ("sign-up",):
+        return _("linked to %(player)s's attempt #%(game)d by sign-up time")
+    return _("linked to %(player)s's attempt #%(game)d by network")
+
+
+class StoredMove(TypedDict):
+    """A fork's legal move as a review keeps it (:class:`clairvoyance.MoveShare`)."""
+
+    move: str
+    share: float
+    habit: int
+    chance: float
+    wins: bool
+
+
+class StoredFork(TypedDict):
+    """A fork of the clairvoyance test as a review keeps it (``AttemptReview.forks``, JSON):
+    :class:`clairvoyance.Fork`'s fields."""
+
+    ply: int
+    played: str
+    moves: list[StoredMove]
+    honest: float
+    evidence: float
+
+
+def stored_fork(fork: clairvoyance.Fork) -> StoredFork:
+    return {
+        "ply": fork.ply,
+        "played": fork.played,
+        "moves": [
+            {
+                "move": m.move,
+                "share": m.share,
+                "habit": m.habit,
+                "chance": round(m.chance, 6),
+                "wins": m.wins,
+            }
+            for m in fork.moves
+        ],
+        "honest": round(fork.honest, 6),
+        "evidence": round(fork.evidence, 6),
+    }
+
+
+def fork_of(stored: StoredFork) -> clairvoyance.Fork:
+    return clairvoyance.Fork(
+        ply=stored["ply"],
+        played=stored["played"],
+        moves=tuple(clairvoyance.MoveShare(**m) for m in stored["moves"]),
+        honest=stored["honest"],
+        evidence=stored["evidence"],
+    )
+
+
+def decisive(forks: list[StoredFork], most: int = 3) -> tuple[clairvoyance.Fork, ...]:
+    """The ``most`` decisive of the stored ``forks``: the most evidence first (a reviewer reads
+    on each the move made, the moves that looked as good, and those the hidden cards kept
+    winning and not: :class:`clairvoyance.Fork`)."""
+    found = sorted((fork_of(fork) for fork in forks), key=lambda f: (-f.evidence, f.ply))
+    return tuple(found[:most])
 
 
 @dataclass(frozen=True)
@@ -197,6 +334,13 @@ class ReviewRow:
     disqualified: bool
     #: The first characters of the device's hash ("" for none).
     device: str = ""
+    #: The clairvoyance test's evidence (None: not judged), the forks it weighed, and the most
+    #: decisive of them.
+    evidence: float | None = None
+    forks_weighed: int = 0
+    forks: tuple[clairvoyance.Fork, ...] = ()
+    #: Cards its log showed its player (None: not counted yet).
+    seen: int | None = None
 
     @property
     def flags(self) -> tuple[Flag, ...]:
@@ -231,46 +375,90 @@ def near_par(game: Game, par: int | None) -> bool:
     return game.status == Game.Status.WON and par is not None and game.ply <= par * (1 + NEAR_PAR)
 
 
-_NOT_MOVES: Final = frozenset({"D", "C", "U"})
+def _ended(game: Game, last: dt.datetime | None, now: dt.datetime) -> str:
+    """How an attempt that is not won ended, for a scout: "resigned", "left" (closed at its
+    day's end, or idle for :data:`SCOUT_IDLE`; ``last``: its last action's time), or "" while it
+    is still being played."""
+    if game.status == Game.Status.RESIGNED:
+        return "left" if game.day_over else "resigned"
+    if game.is_in_progress and last is not None and now - last >= SCOUT_IDLE:
+        return "left"
+    return ""
 
 
-def _scouts(attempts: list[Game], now: dt.datetime) -> dict[int, str]:
-    """The attempts among ``attempts`` (their day's end applied) that look like scouting, with
-    how each ended ("resigned" or "left"): see ``scout`` in the module's docstring. Only short
-    attempts without a win are read, in one query; the stock is followed by replaying their
-    logs in the engine (undos give back what they took, but what was seen stays seen)."""
-    short = {
-        game.pk: game
-        for game in attempts
-        if game.status != Game.Status.WON and game.foundation_cards <= SCOUT_CARDS
-    }
-    logs: dict[int, list[str]] = defaultdict(list)
-    last: dict[int, dt.datetime] = {}
-    rows = (
-        LoggedAction.objects.filter(game_id__in=list(short))
-        .order_by("game_id", "ply")
-        .values_list("game_id", "token", "created_at")
+def is_scouting(shown: clairvoyance.Shown, home: int) -> bool:
+    """Whether an attempt not won whose log showed ``shown`` and that ended with ``home`` cards
+    on the foundations read the deck without trying to win (see ``scout``)."""
+    return shown.seen >= SCOUT_SEEN and (home < shown.best or shown.moves <= SCOUT_MOVES)
+
+
+def _shown(judgement: dict[str, object]) -> clairvoyance.Shown | None:
+    """What the worker tier found the log showed (:func:`judge`), if it has counted it."""
+    values = [judgement.get(name) for name in ("seen", "best", "moves")]
+    if not all(isinstance(v, int) for v in values):
+        return None
+    seen, best, moves = values
+    return clairvoyance.Shown(seen=seen, best=best, moves=moves)  # type: ignore[arg-type]
+
+
+def _ended_attempts(
+    attempts: list[Game], reviews: dict[int, AttemptReview | None], now: dt.datetime
+) -> dict[int, tuple[str, clairvoyance.Shown]]:
+    """The attempts among ``attempts`` (their day's end applied) that ended without a win —
+    resigned, or left (see :func:`_ended`) — with how each ended and what its log showed: the
+    review's, counted by the worker tier once the attempt ended (:func:`judge`); the logs not
+    counted yet (an attempt left, or closed at the day's end) are read here, in one query."""
+    ended: dict[int, str] = {}
+    last = dict(
+        LoggedAction.objects.filter(game_id__in=[g.pk for g in attempts if g.is_in_progress])
+        .values_list("game")
+        .annotate(at=Max("created_at"))
+        .values_list("game", "at")
     )
-    for game_id, token, at in rows.iterator(chunk_size=2000):
+    for game in attempts:
+        if game.status != Game.Status.WON:
+            how = _ended(game, last.get(game.pk), now)
+            if how:
+                ended[game.pk] = how
+    found: dict[int, clairvoyance.Shown] = {}
+    for pk in ended:
+        review = reviews.get(pk)
+        counted = _shown(review.judgement) if review is not None else None
+        if counted is not None:
+            found[pk] = counted
+    logs: dict[int, list[str]] = defaultdict(list)
+    rows = (
+        LoggedAction.objects.filter(game_id__in=[pk for pk in ended if pk not in found])
+        .order_by("game_id", "ply")
+        .values_list("game_id", "token")
+    )
+    for game_id, token in rows.iterator(chunk_size=2000):
         logs[game_id].append(token)
-        last[game_id] = at
-    found = {}
-    for game_id, tokens in logs.items():
-        game = short[game_id]
-        if sum(token not in _NOT_MOVES for token in tokens) > SCOUT_MOVES:
-            continue
-        if game.status == Game.Status.RESIGNED:
-            ended = "left" if game.day_over else "resigned"
-        elif now - last[game_id] >= SCOUT_IDLE:
-            ended = "left"
-        else:
-            continue
-        engine = Canfield(game.code)
-        for _action in engine.replaying(tokens):
-            if not engine.stock:  # drawn through: every stock card has been shown
-                found[game_id] = ended
-                break
-    return found
+    by_id = {game.pk: game for game in attempts}
+    for pk, tokens in logs.items():
+        found[pk] = clairvoyance.shown(by_id[pk].deal_code, tokens)
+    return {pk: (how, found[pk]) for pk, how in ended.items() if pk in found}
+
+
+def _links(one: Game, other: Game, reviews: dict[int, AttemptReview | None]) -> tuple[Link, ...]:
+    """What links the attempts ``one`` and ``other`` (in :data:`Link`'s order)."""
+    a, b = reviews.get(one.pk), reviews.get(other.pk)
+    means: list[Link] = []
+    if a is not None and b is not None:
+        if a.network == b.network != "":
+            means.append("network")
+        if a.device == b.device != "":
+            means.append("device")
+    joined = abs(one.owner.date_joined - other.owner.date_joined)
+    first_day = any(review is not None and review.account_age < FIRST_DAY for review in (a, b))
+    if joined <= SIGNUP_WINDOW and first_day:
+        means.append("sign-up")
+    return tuple(means)
+
+
+def top_of(day: dt.date, now: dt.datetime) -> list[int]:
+    """The ids of the attempts in the top :data:`TOP` of ``day``'s board at ``now``."""
+    return [game.pk for game in standings.board(day, now).rows(0, TOP)]
 
 
 def day_review(day: dt.date, now: dt.datetime | None = None) -> list[ReviewRow]:
@@ -296,25 +484,26 @@ def day_review(day: dt.date, now: dt.datetime | None = None) -> list[ReviewRow]:
     today = utc_today(now)
     for game in attempts:
         game.apply_day_end(today)
-    scouts = _scouts(attempts, now)
     reviews = {game.pk: getattr(game, "review", None) for game in attempts}
+    by_id = {game.pk: game for game in attempts}
+    ended = _ended_attempts(attempts, reviews, now)
+    scouts = {
+        pk: found
+        for pk, found in ended.items()
+        if is_scouting(found[1], by_id[pk].foundation_cards)
+    }
     names = {game.pk: game.owner.get_username() for game in attempts}
 
-    def linked(one: int, other: int) -> tuple[str, ...]:
-        a, b = reviews[one], reviews[other]
-        if a is None or b is None:
-            return ()
-        means = ("network", a.network == b.network != ""), ("device", a.device == b.device != "")
-        return tuple(name for name, same in means if same)
-
+    # Every scout against every win and the top of the board, not only those already flagged.
+    watched = {game.pk for game in attempts if game.status == Game.Status.WON}
+    watched.update(pk for pk in top_of(day, now) if pk in by_id)
     links: dict[int, list[Signal]] = defaultdict(list)
-    winners = [game.pk for game in attempts if game.status == Game.Status.WON]
     for scout in scouts:
-        for winner in winners:
-            by = linked(scout, winner)
+        for other in sorted(watched - {scout}):
+            by = _links(by_id[scout], by_id[other], reviews)
             if by:
-                links[scout].append(Signal("linked", game_id=winner, player=names[winner], by=by))
-                links[winner].append(Signal("linked", game_id=scout, player=names[scout], by=by))
+                links[scout].append(Signal("linked", game_id=other, player=names[other], by=by))
+                links[other].append(Signal("linked", game_id=scout, player=names[scout], by=by))
 
     rows = []
     for game in attempts:
@@ -323,12 +512,28 @@ def day_review(day: dt.date, now: dt.datetime | None = None) -> list[ReviewRow]:
         same = shared.get(network, 0) if network else 0
         seconds = _seconds(game, now)
         per_action = seconds / game.ply if seconds is not None else None
+        evidence = review.evidence if review is not None else None
+        stored_forks = review.forks if review is not None else []
+        counted = _shown(review.judgement) if review is not None else None
+        if game.pk in ended:
+            counted = ended[game.pk][1]
         signals: list[Signal] = []
         if near_par(game, par):
             assert par is not None
             signals.append(Signal("par", actions=game.ply, par=par))
+        if evidence is not None and evidence >= CLAIRVOYANT:
+            signals.append(Signal("clairvoyant", evidence=evidence, forks=len(stored_forks)))
         if game.pk in scouts:
-            signals.append(Signal("scout", ended=scouts[game.pk]))
+            how, shown = scouts[game.pk]
+            signals.append(
+                Signal(
+                    "scout",
+                    ended=how,
+                    seen=shown.seen,
+                    home=game.foundation_cards,
+                    best=shown.best,
+                )
+            )
         signals += links.get(game.pk, [])
         if per_action is not None and game.ply >= FAST_MIN_ACTIONS and per_action < FAST_SECONDS:
             signals.append(Signal("fast", actions=game.ply, seconds=per_action))
@@ -351,10 +556,81 @@ def day_review(day: dt.date, now: dt.datetime | None = None) -> list[ReviewRow]:
                 signals=tuple(signals),
                 disqualified=game.disqualified,
                 device=review.device[:8] if review is not None else "",
+                evidence=evidence,
+                forks_weighed=len(stored_forks),
+                forks=decisive(stored_forks),
+                seen=counted.seen if counted is not None else None,
             )
         )
     rows.sort(key=lambda r: (-r.suspicion, r.result != "won", -r.foundation_cards, r.actions))
     return rows
+
+
+# --- judging an attempt, in the worker tier ----------------------------------------------------
+
+
+def eligible(game: Game, now: dt.datetime) -> bool:
+    """Whether the clairvoyance test judges ``game``: a win, or an attempt in the top
+    :data:`TOP` of its day's board."""
+    if game.status == Game.Status.WON:
+        return True
+    rank = standings.rank_of(game, now)
+    return rank is not None and rank <= TOP
+
+
+def is_judged(review: AttemptReview | None) -> bool:
+    """Whether ``review`` holds a judgement of this version."""
+    return review is not None and review.judgement.get("version") == JUDGE_VERSION
+
+
+def judge(
+    game_id: int, now: dt.datetime | None = None, budget: clairvoyance.Budget | None = None
+) -> str:
+    """Judge daily attempt ``game_id`` once it is over, here in the calling process (the
+    worker's), and keep what was found with its review: what its log showed its player
+    (``games.engine.clairvoyance.shown``: for ``scout``), and for a win or an attempt in the top
+    of its day's board the clairvoyance test (its evidence and forks,
+    ``games.engine.clairvoyance.judge`` within ``budget``, seeded by the attempt). Returns
+    "judged", "counted" (what it showed only: neither a win nor in the top), "kept" (judged
+    already by this version), "not_over", or "gone". Running it again changes nothing."""
+    now = now or timezone.now()
+    game = (
+        Game.objects.filter(pk=game_id, kind=Game.Kind.DAILY, ply__gt=0)
+        .select_related("owner")
+        .first()
+    )
+    if game is None:
+        return "gone"
+    game.apply_day_end(utc_today(now))
+    if game.is_in_progress:
+        return "not_over"
+    review = AttemptReview.objects.filter(game=game).first()
+    if is_judged(review):
+        return "kept"
+    tokens = games.tokens_of(game)
+    shown = clairvoyance.shown(game.deal_code, tokens)
+    values: dict[str, object] = {"judge_task": ""}
+    judgement: dict[str, object] = {"seen": shown.seen, "best": shown.best, "moves": shown.moves}
+    status = "counted"
+    if eligible(game, now):
+        found = clairvoyance.judge(
+            game.deal_code, tokens, seed=f"attempt {game.pk}", budget=budget or JUDGE_BUDGET
+        )
+        values["evidence"] = found.evidence
+        values["forks"] = [stored_fork(fork) for fork in found.forks]
+        values["judged_at"] = now
+        judgement.update(
+            decisions=found.decisions,
+            positions=found.positions,
+            complete=found.complete,
+            version=JUDGE_VERSION,
+        )
+        status = "judged"
+    values["judgement"] = judgement
+    if review is None:  # (an attempt started before reviews were kept)
+        values["account_age"] = max(dt.timedelta(0), game.created_at - game.owner.date_joined)
+    AttemptReview.objects.update_or_create(game=game, defaults=values)
+    return status
 
 
 def median_per_action(rows: list[ReviewRow]) -> float | None:

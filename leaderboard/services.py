@@ -14,14 +14,17 @@ import datetime as dt
 import logging
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeAlias
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from core.accounts.players import named
 from core.formats import iso
 from games import services as games
 from games.clock import day_end, utc_today
@@ -37,11 +40,16 @@ from leaderboard.payloads import (
     AmongRow,
     BoardPage,
     DayRow,
+    FollowCounts,
     PlayerPage,
     PlayerStats,
     PracticeStats,
     TodayDict,
 )
+from leaderboard.standings.board import ROW_VALUES, row_game
+from leaderboard.standings.order import RANKED
+from leaderboard.standings.sets import RedisBoard
+from leaderboard.standings.settled import SettledBoard
 
 log = logging.getLogger(__name__)
 
@@ -241,25 +249,42 @@ def board_among(
     whole board's order, each row's ``rank`` its place among them and ``board_rank`` its place
     on the whole board (a settled day's final rank, else the board that answers the day, as
     :func:`board` reads it). The one definition of a board among some players: the Following
-    view's, a group's."""
+    view's, a group's.
+
+    Built for hundreds of players (a Following view of 500 on a day of a million attempts: a
+    few milliseconds, docs/performance.md): their attempts in one query of values, made into
+    board rows' games as the boards make theirs (``standings.board.row_game``), and their ranks
+    on the whole board asked all at once (:func:`_ranks_at_once`)."""
     now = now or timezone.now()
     seq = snapshots.current_seq(day)
-    games_of = list(
-        standings.games_with_final_ranks().filter(
-            *standings.ranked_filters(), daily_date=day, owner_id__in=set(owners)
-        )
+    players = set(owners)
+    games: list[Game] = []
+    owner_of: dict[int, int] = {}
+    finals: dict[int, int | None] = {}
+    found = (
+        standings.attempts(day)
+        .filter(owner_id__in=players)
+        .values_list("id", "owner_id", "final_rank__rank", *_RANKED_EXTRA, *ROW_VALUES)
     )
-    ranks = standings.ranks_of(games_of, now)
-    ordered = sorted(games_of, key=lambda g: (ranks[g.pk] is None, ranks[g.pk] or 0, g.pk))
+    for game_id, owner_id, final, *values in found:
+        extra, row = values[: len(_RANKED_EXTRA)], values[len(_RANKED_EXTRA) :]
+        game = row_game(game_id, day, *row)
+        for name, value in zip(_RANKED_EXTRA, extra, strict=True):
+            setattr(game, name, value)
+        games.append(game)
+        owner_of[game_id], finals[game_id] = owner_id, final
+    ranks = _ranks_at_once(day, games, finals, now)
+    ordered = sorted(games, key=lambda g: (ranks[g.pk] is None, ranks[g.pk] or 0, g.pk))
     rows: list[AmongRow] = []
     me: AmongRow | None = None
     for place, game in enumerate(ordered, start=1):
         among: AmongRow = {**payloads.row(game, place, now), "board_rank": ranks[game.pk]}
         rows.append(among)
-        if viewer is not None and viewer.is_authenticated and game.owner_id == viewer.pk:
+        if viewer is not None and viewer.is_authenticated and owner_of[game.pk] == viewer.pk:
             me = among
     return {
         "date": day.isoformat(),
+        "players": len(players),
         "count": len(rows),
         "page": 1,
         "pages": 1,
@@ -267,6 +292,72 @@ def board_among(
         "me": me,
         "seq": seq,
     }
+
+
+#: What the board's conditions (``standings.order.RANKED``) read of an attempt that a board
+#: row's game does not carry (``standings.board.row_game``): loaded with the rows of
+#: :func:`board_among`, so that ranking one reads no field in a query of its own.
+_RANKED_EXTRA = tuple(
+    c.field for c in RANKED if c.field not in {"id", "kind", "daily_date", *ROW_VALUES}
+)
+
+
+def _ranks_at_once(
+    day: dt.date, games: list[Game], finals: dict[int, int | None], now: dt.datetime
+) -> dict[int, int | None]:
+    """The ranks on ``day``'s whole board of ``games``, all of that day: a settled day's final
+    ranks (``finals``, read with the games), else the day's Redis board's, all in one round trip
+    (``RedisBoard.ranks_of``), else SQL's, one at a time."""
+    found = standings.board(day, now)
+    if isinstance(found, SettledBoard):
+        return {game.pk: finals[game.pk] for game in games}
+    if isinstance(found, RedisBoard):
+        return found.ranks_of(games)
+    return {game.pk: found.rank_of(game) for game in games}
+
+
+# --- follows ----------------------------------------------------------------------------------
+
+#: Whom a player follows (their user ids), for the Following view of a day's board.
+Followed: TypeAlias = Callable[[User], Iterable[int]]
+#: What a player's page says of follows, for a viewer (``payloads.FollowCounts``).
+CountFollows: TypeAlias = Callable[[User, Viewer], FollowCounts]
+
+
+@dataclass
+class _Follows:
+    followed: Followed
+    counts: CountFollows
+
+
+#: The answers about follows. Follows are the social app's, which stands above the leaderboard
+#: and registers its answers from its ``AppConfig.ready`` (:func:`answer_follows`), as the
+#: leaderboard registers the games' deck guard: the leaderboard never imports it. Until then
+#: nobody follows anybody.
+_follows = _Follows(
+    followed=lambda user: (),
+    counts=lambda player, viewer: {"following": 0, "followers": 0, "followed_by_me": None},
+)
+
+
+def answer_follows(followed: Followed, counts: CountFollows) -> None:
+    """Ask ``followed`` whom a player follows, and ``counts`` what a player's page says of
+    follows."""
+    _follows.followed, _follows.counts = followed, counts
+
+
+def following_board(
+    day: dt.date, viewer: User, page: int = 1, now: dt.datetime | None = None
+) -> AmongBoard:
+    """The day's Following view of ``viewer``: the board among them and the players they follow
+    (:func:`board_among`), on one page (``not_found`` for another)."""
+    if page > 1:
+        raise GameError(
+            "not_found",
+            ngettext("The board has %(count)d page.", "The board has %(count)d pages.", 1)
+            % {"count": 1},
+        )
+    return board_among(day, [viewer.pk, *_follows.followed(viewer)], viewer, now)
 
 
 def _counts(days: list[dt.date]) -> dict[dt.date, tuple[int, int]]:
@@ -313,8 +404,9 @@ def day_rows(days: list[DailyDeal]) -> list[DayRow]:
 
 
 def find_player(username: str) -> User:
-    # (a guest, marked by an accounts.Guest row, is no player: core.accounts.guests)
-    user = User.objects.filter(username__iexact=username, guest__isnull=True).first()
+    """The player of that name (``core.accounts.players.named``: ignoring case, never a guest),
+    or the refusal ``not_found``."""
+    user = named(username)
     if user is None:
         raise GameError("not_found", _("No such player."))
     return user
@@ -376,10 +468,13 @@ def practice_stats(user: User) -> PracticeStats:
     return {"played": played, "won": won, "win_rate": round(won / played, 4) if played else 0.0}
 
 
-def player(username: str, page: int = 1, now: dt.datetime | None = None) -> PlayerPage:
+def player(
+    username: str, page: int = 1, now: dt.datetime | None = None, viewer: Viewer | None = None
+) -> PlayerPage:
     """A player's stats and their daily attempts, newest first, with their rank on each day's
-    board (``null`` for an attempt never started). ``not_found`` for an unknown player or a
-    page past the last."""
+    board (``null`` for an attempt never started), and what the page says of follows to
+    ``viewer`` (:func:`answer_follows`). ``not_found`` for an unknown player or a page past the
+    last."""
     now = now or timezone.now()
     user = find_player(username)
     history = standings.games_with_final_ranks().filter(owner=user, kind=Game.Kind.DAILY)
@@ -398,6 +493,7 @@ def player(username: str, page: int = 1, now: dt.datetime | None = None) -> Play
     ranks = standings.ranks_of([*played, *shown], now)
     return {
         "player": user.get_username(),
+        **_follows.counts(user, viewer if viewer is not None else AnonymousUser()),
         "stats": _stats(played, ranks, utc_today(now)),
         "practice": practice_stats(user),
         "count": count,

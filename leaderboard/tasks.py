@@ -9,13 +9,19 @@ Periodic (``core.worker.schedule``: once per period for the whole deployment):
   tomorrow is so dealt a day before it begins, and no player waits for the solver;
 - :func:`settle_days` (every minute): the final ranks of the days that are over;
 - :func:`rebuild_today` (every minute): today's Redis sorted sets, if they are missing;
-- :func:`purge_reviews` (hourly): the fair-play reviews older than 30 days.
+- :func:`purge_reviews` (hourly): the fair-play reviews older than 30 days;
+- :func:`judge_tops` (every five minutes): asks for the judgement of the wins and the top of
+  today's and yesterday's boards that have none (:func:`sweep_judgements`), as the days settle.
 
 On demand:
 
 - :func:`rebuild_board`: a day's Redis sets from SQL (the live board found them missing);
 - :func:`record_again`: attempts whose change Redis refused, recorded again from SQL with a
-  growing wait, then broadcast.
+  growing wait, then broadcast;
+- :func:`judge_attempt`: a daily attempt that is over, judged for fair play
+  (``review.judge``: the cards it showed, and for a win or the top of the board the
+  clairvoyance test, seconds to a minute of solver in the worker's own process); enqueued when
+  an attempt ends (``leaderboard.receivers``) and by the sweep.
 """
 
 from __future__ import annotations
@@ -24,12 +30,14 @@ import datetime as dt
 import logging
 
 from django.utils import timezone
-from django_tasks import task
+from django_tasks import TaskResultStatus, task
+from django_tasks.exceptions import TaskResultDoesNotExist
 
 from core.worker.schedule import periodic
 from games.clock import day_end, utc_today
 from games.models import Game
 from leaderboard import deals, review, signals, standings
+from leaderboard.models import AttemptReview
 from leaderboard.standings import sets
 
 log = logging.getLogger(__name__)
@@ -39,6 +47,11 @@ AHEAD = 2
 #: The first wait before recording again an attempt Redis refused, and the longest.
 RECORD_RETRY_FIRST = 0.5
 RECORD_RETRY_CAP = 30.0
+#: A judgement's task priority (django-tasks: higher first; the duties have 0): behind the
+#: duties waiting, so that a day's judging never delays its dealing or settling.
+PRIORITY_JUDGE = -5
+#: The most judgements the sweep asks for in one run.
+JUDGE_BATCH = 20
 
 
 def days_ahead(now: dt.datetime | None = None) -> list[dt.date]:
@@ -133,3 +146,72 @@ def record_again(day: str, game_ids: list[int], attempt: int = 1) -> list[int]:
     elif not failed:
         signals.board_changed.send(sender=Game, day=date)
     return failed
+
+
+@task()
+def judge_attempt(game_id: int) -> str:
+    """Judge daily attempt ``game_id`` for fair play, here in the worker
+    (``review.judge``); returns what it did ("judged", "counted", "kept", "not_over", "gone")."""
+    return review.judge(game_id)
+
+
+def _enqueue_judgement(game_id: int) -> None:
+    """Enqueue :func:`judge_attempt` for ``game_id`` and note the task on its review, so that
+    the sweep does not ask for it again while it waits."""
+    result = judge_attempt.using(priority=PRIORITY_JUDGE).enqueue(game_id)
+    AttemptReview.objects.filter(game_id=game_id).update(judge_task=str(result.id))
+
+
+def request_judgement(game_id: int) -> None:
+    """Have the worker tier judge attempt ``game_id``, which just ended (called once its change
+    has committed). Never fails the request that ended it: if the task cannot be enqueued, the
+    sweep (:func:`judge_tops`) asks for it later when the attempt is a win or in the top."""
+    try:
+        _enqueue_judgement(game_id)
+    except Exception:  # the attempt's end is committed: never fail its request
+        log.exception("fair play: the judgement of attempt %s is left to the sweep", game_id)
+
+
+def _waiting(task_id: str) -> bool:
+    """Whether the judging task ``task_id`` is still waiting or running (the Tasks API)."""
+    if not task_id:
+        return False
+    try:
+        result = judge_attempt.get_result(task_id)
+    except TaskResultDoesNotExist:
+        return False
+    return result.status in (TaskResultStatus.READY, TaskResultStatus.RUNNING)
+
+
+def sweep_judgements(now: dt.datetime | None = None, batch: int = JUDGE_BATCH) -> int:
+    """Ask for the judgement of the attempts of today's and yesterday's boards that the
+    clairvoyance test judges (every win, the top ``review.TOP``) and that are over without a
+    judgement of this version or a task waiting for one: at most ``batch``, oldest first.
+    Returns how many were asked for."""
+    now = now or timezone.now()
+    today = utc_today(now)
+    judged = AttemptReview.objects.filter(judgement__version=review.JUDGE_VERSION)
+    judged_ids = judged.values("game_id")
+    asked = 0
+    for day in (today, today - dt.timedelta(days=1)):
+        wins = standings.attempts(day).filter(status=Game.Status.WON).exclude(pk__in=judged_ids)
+        tops = Game.objects.filter(pk__in=review.top_of(day, now)).exclude(pk__in=judged_ids)
+        wanted = (wins | tops).select_related("review").order_by("pk")
+        for game in wanted.iterator(chunk_size=200):
+            game.apply_day_end(today)
+            found = getattr(game, "review", None)
+            if game.is_in_progress or (found is not None and _waiting(found.judge_task)):
+                continue
+            if asked >= batch:
+                return asked
+            _enqueue_judgement(game.pk)
+            asked += 1
+    return asked
+
+
+@periodic(every=dt.timedelta(minutes=5))
+@task()
+def judge_tops() -> int:
+    """Ask for the judgements of the wins and tops of today and yesterday that have none
+    (:func:`sweep_judgements`); returns how many were asked for."""
+    return sweep_judgements()

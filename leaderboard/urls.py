@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from leaderboard.api import views
+from leaderboard.api import views, watch
 
 app_name = "leaderboard"
 
@@ -13,4 +13,5 @@ urlpatterns = [
     path("daily/<str:date>/solution/", views.SolutionView.as_view(), name="solution"),
     path("daily/<str:date>/picture/", views.PictureView.as_view(), name="picture"),
     path("players/<str:username>/", views.PlayerView.as_view(), name="player"),
+    path("watch/", watch.WatchView.as_view(), name="watch"),
 ]

@@ -3,7 +3,9 @@
 - **Issued** by sign-up and every log-in (:func:`issue`): a new token each time, working for
   ``TOKEN_LIFETIME_DAYS`` days (knox's ``TOKEN_TTL``, set from it in ``REST_KNOX``). Knox keeps
   only a digest of the key, so the key is seen once, in that answer; a user has as many tokens as
-  logged-in devices and scripts, each ended on its own.
+  logged-in devices and scripts, each ended on its own. Each keeps its *device mark* (the
+  issuing log-in's network and user agent, salted and hashed: ``core.devices.origin_mark``), the
+  fair-play review's device for a client that keeps no cookie.
 - **Checked** by :class:`TokenAuthentication`, knox's (``Authorization: Token <key>``, the header
   prefix ``AUTH_HEADER_PREFIX``), with two refusals of its own before and after knox's: a key that
   is not of the shape knox issues (its prefix and ``AUTH_TOKEN_CHARACTER_LENGTH`` hexadecimal
@@ -38,6 +40,9 @@ from knox.settings import knox_settings  # type: ignore[import-untyped,unused-ig
 from knox.signals import token_expired  # type: ignore[import-untyped,unused-ignore]
 from rest_framework.exceptions import AuthenticationFailed
 
+from core import devices
+from core.throttling import client_address
+
 
 def token_model() -> Any:
     """Knox's token model (``REST_KNOX["TOKEN_MODEL"]``, ``knox.AuthToken`` by default)."""
@@ -58,9 +63,17 @@ class Issued(NamedTuple):
     key: str
 
 
-def issue(user: User, expiry: dt.timedelta | None = None) -> Issued:
-    """A new token for ``user``, working for ``expiry`` (by default :func:`lifetime`)."""
+def issue(user: User, expiry: dt.timedelta | None = None, request: Any = None) -> Issued:
+    """A new token for ``user``, working for ``expiry`` (by default :func:`lifetime`). Issued
+    in answer to ``request``, the token keeps its device mark (``core.devices.origin_mark``: the
+    request's network and user agent, hashed) for the fair-play review."""
     token, key = token_model().objects.create(user=user, expiry=expiry or lifetime())
+    if request is not None:
+        from core.accounts.models import TokenOrigin
+
+        address = client_address(request)
+        agent = request.META.get("HTTP_USER_AGENT", "")
+        TokenOrigin.objects.create(token=token, mark=devices.origin_mark(address, agent))
     return Issued(token, key)
 
 
@@ -167,3 +180,19 @@ def end_given(request: HttpRequest, user: User) -> bool:
         return False
     deleted, _rows = token_model().objects.filter(user=user, digest=given).delete()
     return bool(deleted)
+
+
+def device_mark(request: Any) -> str:
+    """The device of a request (a DRF request, or Django's), for the fair-play review: its device
+    cookie's id (``core.devices``); else, for a request authenticated with an API token,
+    ``"token:"`` and that token's device mark (``core.accounts.models.TokenOrigin``); else ""."""
+    found = devices.device_id(request.COOKIES)
+    if found:
+        return found
+    from core.accounts.models import TokenOrigin  # (the accounts' models: read once apps are ready)
+
+    auth = getattr(request, "auth", None)
+    if not is_token(auth):
+        return ""
+    mark = TokenOrigin.objects.filter(token=auth).values_list("mark", flat=True).first()
+    return f"token:{mark}" if mark else ""

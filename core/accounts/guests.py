@@ -17,7 +17,9 @@ that session.
   and the profile page know no guest).
 - **Kept by signing up**: sign-up or log-in from a guest's session gives the account everything
   the guest owns (:func:`adopt`: one UPDATE per kind of row, in the sign-up's transaction) and
-  deletes the guest.
+  deletes the guest. What an app keeps that names the guest (a finished game's stored record,
+  which names its player) it forgets when :data:`adopting` is sent, so that the guest's games
+  are shown under the account's name from then on.
 - **Purged when idle**: a guest with no game started nor action played for ``GUEST_IDLE_DAYS``
   is deleted with their games by the worker tier (:func:`purge`, ``accounts.tasks``), a bounded
   number per run.
@@ -41,6 +43,7 @@ from django.contrib.auth import login
 from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.db.models import QuerySet
+from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from rest_framework.request import Request
@@ -77,6 +80,10 @@ class Owned:
 
 
 _OWNED: list[Owned] = []
+
+#: Sent by :func:`adopt` with ``guest`` and ``user`` before the guest's rows move to ``user``, in
+#: the same transaction: a receiver forgets what it keeps under the guest's name.
+adopting = Signal()
 
 
 def register_owned(model: type[models.Model], field: str, activity: tuple[str, ...]) -> None:
@@ -176,7 +183,9 @@ def _player_limit(user: User) -> tuple[str, str, str]:
 
 def adopt(guest: User, user: User) -> None:
     """Give ``user`` everything ``guest`` owns — their games, with their logs — and delete the
-    guest: one UPDATE per kind of row, in the caller's transaction (sign-up's, log-in's)."""
+    guest: one UPDATE per kind of row, in the caller's transaction (sign-up's, log-in's), after
+    :data:`adopting` has been sent."""
+    adopting.send(sender=User, guest=guest, user=user)
     for owned in _OWNED:
         rows = owned.model._default_manager.filter(**{owned.field: guest})
         rows.update(**{owned.field: user})

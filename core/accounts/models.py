@@ -52,6 +52,34 @@ class PlayerSettings(models.Model):
         return f"{self.user_id}: practice {'private' if self.practice_private else 'public'}"
 
 
+def settings_of(user_id: int) -> PlayerSettings:
+    """The player's settings: their row, or the defaults (unsaved) when they never chose."""
+    found = PlayerSettings.objects.filter(user_id=user_id).first()
+    return found if found is not None else PlayerSettings(user_id=user_id)
+
+
+def change_settings(user_id: int, **values: bool) -> PlayerSettings:
+    """Set the player's settings named in ``values`` (the others stay as they are) and return
+    them all: one row a player, made at their first choice."""
+    found, _created = PlayerSettings.objects.update_or_create(user_id=user_id, defaults=values)
+    return found
+
+
 def practice_is_private(user_id: int) -> bool:
     """Whether the player ``user_id`` keeps their practice games to themselves."""
     return PlayerSettings.objects.filter(user_id=user_id, practice_private=True).exists()
+
+
+class TokenOrigin(models.Model):
+    """Where an API token was issued: a salted hash of the network (its /24 or /64) and the user
+    agent of the log-in or sign-up that issued it — its *device mark*, the fair-play review's
+    device for a client that keeps no cookie (``core.accounts.auth.device_mark``). Never the address
+    nor the user agent themselves; deleted with its token (log-out, expiry)."""
+
+    token = models.OneToOneField(
+        "knox.AuthToken", on_delete=models.CASCADE, primary_key=True, related_name="origin"
+    )
+    mark = models.CharField(max_length=32, help_text="HMAC of the issuing network and user agent")
+
+    def __str__(self) -> str:
+        return f"origin of token {self.token_id}"

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 
 from core.accounts.auth import Issued, expires_at
 from core.accounts.guests import is_guest
+from core.accounts.models import PlayerSettings
 from core.formats import IsoDateTime, iso
 
 
@@ -34,6 +35,20 @@ class MeDict(TypedDict):
         "A guest: a visitor who played without an account (practice games only; signing up "
         "or logging in keeps their games).",
     ]
+
+
+class PlayerSettingsDict(TypedDict):
+    """A player's choices about what others see of them."""
+
+    practice_private: Annotated[
+        bool,
+        "Their practice games are listed, replayed and watched by them alone (false: by anyone "
+        "once they are over, and watched live while played).",
+    ]
+
+
+def settings_dict(found: PlayerSettings) -> PlayerSettingsDict:
+    return {"practice_private": found.practice_private}
 
 
 def me(user: User) -> MeDict:

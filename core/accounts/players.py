@@ -11,6 +11,12 @@ from core.accounts.guests import is_guest
 from core.api_errors import ApiError
 
 
+def named(username: str) -> User | None:
+    """The player of that name, ignoring case — never a guest, who has no name to be found by
+    (``core.accounts.guests``) — or ``None``."""
+    return User.objects.filter(username__iexact=username, guest__isnull=True).first()
+
+
 def player(request: Request) -> User:
     """The logged-in player making ``request`` (a guest too); ``NotAuthenticated`` (401) for
     anyone else. Views that require a login check it first (``IsAuthenticated``); this gives the

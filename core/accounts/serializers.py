@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from core import strict
 from core.accounts.guests import is_reserved
-from core.accounts.payloads import AuthResultDict, MeDict
+from core.accounts.payloads import AuthResultDict, MeDict, PlayerSettingsDict
 from core.schema import serializer_for
 from core.strict import StrictSerializer
 
@@ -63,5 +63,20 @@ class LoginSerializer(StrictSerializer):
     password = strict.CharField(max_length=128, write_only=True)
 
 
+class SettingsChangeSerializer(StrictSerializer):
+    """The settings to change, each one left out staying as it is; at least one."""
+
+    practice_private = strict.BooleanField(
+        required=False,
+        help_text="true: my practice games are listed, replayed and watched by me alone.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs:
+            raise serializers.ValidationError(_("Send at least one setting to change."))
+        return attrs
+
+
 AuthResultSerializer = serializer_for(AuthResultDict, "AuthResult")
 MeSerializer = serializer_for(MeDict, "Me")
+PlayerSettingsSerializer = serializer_for(PlayerSettingsDict, "PlayerSettings")

@@ -1,4 +1,5 @@
-"""POST /api/auth/signup/, /api/auth/login/, /api/auth/logout/ and GET /api/auth/me/.
+"""POST /api/auth/signup/, /api/auth/login/, /api/auth/logout/, GET /api/auth/me/ and
+GET/PATCH /api/auth/me/settings/.
 
 Sign-up and log-in open a session (for the pages, CSRF-protected as DRF does for session
 authentication) and answer a new API token (for scripts: `Authorization: Token <key>`) with its
@@ -30,7 +31,8 @@ from rest_framework.views import APIView
 
 from core import throttling
 from core.accounts import auth, guests, hashing
-from core.accounts.payloads import auth_result, me
+from core.accounts.models import change_settings, settings_of
+from core.accounts.payloads import auth_result, me, settings_dict
 from core.accounts.players import player
 from core.api_errors import ApiError, ErrorSerializer
 from core.throttling import LoginLimits
@@ -40,6 +42,8 @@ from .serializers import (
     AuthResultSerializer,
     LoginSerializer,
     MeSerializer,
+    PlayerSettingsSerializer,
+    SettingsChangeSerializer,
     SignupSerializer,
 )
 
@@ -80,7 +84,7 @@ class SignupView(APIView):
                 user = User.objects.create(
                     username=User.normalize_username(data["username"]), password=encoded
                 )
-                issued = auth.issue(user)
+                issued = auth.issue(user, request=request)
                 if guest is not None:
                     guests.adopt(guest, user)
         except IntegrityError:
@@ -130,7 +134,7 @@ class LoginView(APIView):
         if guest is not None and guest.pk != user.pk:
             with transaction.atomic():
                 guests.adopt(guest, user)
-        issued = auth.issue(user)  # a token of this log-in's own
+        issued = auth.issue(user, request=request)  # a token of this log-in's own
         login(request, user)
         auth.give(request, issued.token)  # (a log-out of this session ends it)
         return Response(auth_result(user, issued))
@@ -172,3 +176,62 @@ class MeView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(me(player(request)))
+
+
+def _settings_owner(request: Request) -> User:
+    """The player whose settings ``request`` reads or changes: 401 for a visitor, 403
+    ``account_required`` for a guest, whose games nobody else ever sees."""
+    user = player(request)
+    if guests.is_guest(user):
+        raise ApiError(
+            403,
+            "account_required",
+            _(
+                "Nobody else sees a guest's games. Sign up to keep your games and to choose "
+                "who may see them."
+            ),
+        )
+    return user
+
+
+class MySettingsView(APIView):
+    """My choices about what others see of me: ``practice_private`` keeps my practice games to
+    myself — listed, replayed and watched by me alone (``games.services.can_view_record`` and
+    ``can_watch`` read it). A change takes effect at once, for every list, record and socket
+    opened from then on."""
+
+    @extend_schema(
+        operation_id="auth_me_settings",
+        summary="My settings",
+        description=(
+            "`practice_private`: true keeps my practice games to myself — listed, replayed and "
+            "watched by me alone; false (the default) lets anyone list and replay them once "
+            "they are over, and watch them while I play."
+        ),
+        responses={200: PlayerSettingsSerializer, 401: ErrorSerializer, 403: ErrorSerializer},
+        tags=["auth"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(settings_dict(settings_of(_settings_owner(request).pk)))
+
+    @extend_schema(
+        operation_id="auth_me_settings_change",
+        summary="Change my settings",
+        description=(
+            "Send the settings to change (at least one); those left out stay as they are. "
+            "Answers every setting as it now stands."
+        ),
+        request=SettingsChangeSerializer,
+        responses={
+            200: PlayerSettingsSerializer,
+            400: ErrorSerializer,
+            401: ErrorSerializer,
+            403: ErrorSerializer,
+        },
+        tags=["auth"],
+    )
+    def patch(self, request: Request) -> Response:
+        user = _settings_owner(request)
+        body = SettingsChangeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return Response(settings_dict(change_settings(user.pk, **body.validated_data)))

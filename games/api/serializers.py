@@ -4,7 +4,7 @@ bodies are declared in ``games.payloads`` and their serializers derived from tho
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypedDict
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
@@ -51,6 +51,20 @@ class NewGameSerializer(strict.StrictSerializer):
         required=False,
         help_text="'app' (default, or the code's) or 'classic' (Hoyle's rules).",
     )
+    any_deal = strict.BooleanField(
+        required=False,
+        default=False,
+        help_text="Without a code: true deals any random deal, not checked by the solver; false "
+        "(the default) deals one the solver proved winnable (or, when none is ready, a random "
+        "one at once, as 'deal' says). Not with a code.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("any_deal") and "code" in attrs:
+            raise serializers.ValidationError(
+                {"any_deal": _("A game code names its deal: 'any_deal' is for random deals.")}
+            )
+        return attrs
 
 
 # The fields of an action, made once each; the request is either a move or a tap.
@@ -184,7 +198,34 @@ class FinishedGameDict(GameDict):
     applied: Annotated[list[str], "Every action Finish played and logged, in order, as tokens."]
 
 
+class DealtDict(TypedDict):
+    """How a new game's deal was chosen, and what the solver has proved of it."""
+
+    source: Annotated[
+        Literal["pool", "random", "any", "code"],
+        "pool: a random deal proved winnable before it was dealt; random: none was ready, so a "
+        "random deal, dealt at once; any: a random deal, as asked (any_deal); code: the code's.",
+    ]
+    winnable: Annotated[
+        bool | None,
+        "true: the solver has proved the deal can be won; false: proved it cannot; null: not "
+        "known.",
+    ]
+    message: Annotated[
+        str | None,
+        "What to tell the player as the game starts (a deal proved lost, a random deal dealt "
+        "because none proved winnable was ready), in the request's language; null: nothing.",
+    ]
+
+
+class NewGameDict(GameDict):
+    """A new game, and how its deal was chosen."""
+
+    deal: Annotated[DealtDict, "How the deal was chosen (any_deal, the pool, or the code)."]
+
+
 GameSerializer = serializer_for(GameDict)
+NewGameResponseSerializer = serializer_for(NewGameDict)
 PlayedGameSerializer = serializer_for(PlayedGameDict)
 FinishedGameSerializer = serializer_for(FinishedGameDict)
 RecordSerializer = serializer_for(RecordDict)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import analysis, views
+from games.api import analysis, player_games, views
 
 app_name = "games"
 
@@ -16,4 +16,7 @@ urlpatterns = [
     path("games/<int:pk>/hint/", views.GameHintView.as_view(), name="hint"),
     path("games/<int:pk>/analysis/", analysis.GameAnalysisView.as_view(), name="analysis"),
     path("games/<int:pk>/verdict/", views.GameVerdictView.as_view(), name="verdict"),
+    path(
+        "players/<str:username>/games/", player_games.PlayerGamesView.as_view(), name="player-games"
+    ),
 ]

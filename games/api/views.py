@@ -28,7 +28,7 @@ from core.accounts import guests
 from core.accounts.players import player
 from core.api_errors import ErrorSerializer
 from core.strict import read_query
-from games import payloads, pool_jobs, records, services
+from games import payloads, pool_jobs, records, services, winnable
 from games.api import moves
 from games.api.serializers import (
     ActionRequest,
@@ -37,6 +37,7 @@ from games.api.serializers import (
     GameListQuerySerializer,
     GameSerializer,
     HintSerializer,
+    NewGameResponseSerializer,
     NewGameSerializer,
     PlayedGameSerializer,
     RecordQuerySerializer,
@@ -103,6 +104,10 @@ class GameListView(GenericAPIView[Game]):
         tags=TAGS,
         summary="Start a practice game (random deal, or by code)",
         description=(
+            "A random deal is one the solver proved winnable before it was dealt (a pool kept "
+            "ahead by the worker tier), unless any_deal asks for any deal; when none is ready, "
+            "a random deal is dealt at once. The answer's `deal` says which, and whether the "
+            "deal is known to be lost (a code of a deal proved lost). "
             "Anyone may start one: a visitor without an account becomes a guest, logged into "
             "the browser's session (the response sets its cookie), whose games are kept when "
             "they sign up or log in. Limited per player (THROTTLE_PRACTICE) and per network "
@@ -111,7 +116,7 @@ class GameListView(GenericAPIView[Game]):
         ),
         request=NewGameSerializer,
         responses={
-            201: GameSerializer,
+            201: NewGameResponseSerializer,
             **_errors(
                 400,
                 403,
@@ -136,8 +141,9 @@ class GameListView(GenericAPIView[Game]):
         body = NewGameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         with guests.practice_player(request) as owner:
-            game = services.new_game(owner, **body.validated_data)
-        return Response(payloads.game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
+            game, dealt = winnable.start(owner, **body.validated_data)
+        answer = {**payloads.game_dict(game, utc_today()), "deal": dealt.as_dict()}
+        return Response(answer, status=status.HTTP_201_CREATED)
 
 
 class GameDetailView(APIView):

@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from core import strict
 from core.schema import serializer_for
-from leaderboard.payloads import BoardPage, DayRow, PlayerPage, TodayDict
+from leaderboard.payloads import AmongBoard, BoardPage, DayRow, PlayerPage, TodayDict
 from leaderboard.picture import PictureDict
 
 
@@ -19,7 +19,17 @@ class PageQuerySerializer(serializers.Serializer[Any]):
     page = strict.PageField(required=False, default=1)
 
 
+class BoardQuerySerializer(PageQuerySerializer):
+    following = strict.FlagField(
+        required=False,
+        default=False,
+        help_text="1 or true: the Following view, the board among me and the players I follow "
+        "(logged in only; one page). 0 or false (the default): everyone's board.",
+    )
+
+
 BoardSerializer = serializer_for(BoardPage, "Board")
+AmongBoardSerializer = serializer_for(AmongBoard)
 DailySerializer = serializer_for(TodayDict, "Daily")
 DaySerializer = serializer_for(DayRow, "Day")
 PlayerSerializer = serializer_for(PlayerPage, "Player")

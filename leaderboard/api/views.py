@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
@@ -17,15 +22,17 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from core.accounts.players import account
+from core.accounts.auth import device_mark
+from core.accounts.players import account, player
 from core.api_errors import ErrorSerializer
-from core.devices import device_id
 from core.strict import read_query
 from games.api.serializers import GameSerializer, RecordQuerySerializer, RecordSerializer
 from games.clock import utc_today
 from games.payloads import game_dict
 from leaderboard import picture, services
 from leaderboard.api.serializers import (
+    AmongBoardSerializer,
+    BoardQuerySerializer,
     BoardSerializer,
     DailySerializer,
     DaySerializer,
@@ -88,7 +95,7 @@ class DailyView(APIView):
         # (the client's address, behind NUM_PROXIES proxies, and its browser's device cookie,
         # for the fair-play review)
         address = BaseThrottle().get_ident(request) or ""
-        device = device_id(request.COOKIES)
+        device = device_mark(request)
         game = services.start_attempt(account(request), address=address, device=device)
         return Response(game_dict(game, utc_today()), status=status.HTTP_201_CREATED)
 
@@ -98,23 +105,34 @@ class BoardView(APIView):
 
     @extend_schema(
         tags=TAGS,
-        summary="A day's board, 100 rows a page, with my own row",
+        summary="A day's board, 100 rows a page, with my own row; or its Following view",
         description="Order: won first, then more foundation cards, fewer actions, less time, "
         "earlier finish. The score is shown, never ranked. Attempts without an action yet are "
-        "not on the board. `seq` is the live stream's latest sequence number.",
-        parameters=[DATE, PageQuerySerializer],
+        "not on the board. `seq` is the live stream's latest sequence number. With "
+        "`?following=1` (logged in): the Following view, an AmongBoard — my attempt and those "
+        "of the players I follow, in the board's order, `rank` among us and `board_rank` on "
+        "the whole board, all on one page.",
+        parameters=[DATE, BoardQuerySerializer],
         responses={
-            200: BoardSerializer,
+            200: PolymorphicProxySerializer(
+                component_name="BoardOrFollowing",
+                serializers=[BoardSerializer, AmongBoardSerializer],
+                resource_type_field_name=None,
+            ),
             **_errors(
-                e400="Malformed date (invalid_date) or page (invalid).",
+                e400="Malformed date (invalid_date), page or following (invalid).",
+                e401="?following=1 without logging in (not_authenticated).",
                 e404="A day not begun yet, or a page past the last (not_found).",
             ),
         },
     )
     def get(self, request: Request, date: str) -> Response:
         day = services.board_day(date)
-        query = read_query(PageQuerySerializer, request.query_params)
-        return Response(services.board(day, query["page"], request.user))
+        query = read_query(BoardQuerySerializer, request.query_params)
+        if not query["following"]:
+            return Response(services.board(day, query["page"], request.user))
+        viewer = player(request)  # (401 for a visitor)
+        return Response(services.following_board(day, viewer, query["page"]))
 
 
 class PictureView(APIView):
@@ -202,9 +220,11 @@ class PlayerView(APIView):
 
     @extend_schema(
         tags=TAGS,
-        summary="A player's daily stats and history",
+        summary="A player's daily stats and history, and their follows",
         description="Stats over daily attempts with one action or more; streaks count "
-        "consecutive UTC days played. History: every daily attempt, newest first, with its rank.",
+        "consecutive UTC days played. History: every daily attempt, newest first, with its rank. "
+        "`following` and `followers` count the player's follows; `followed_by_me` says whether "
+        "I follow them (null when I cannot: not logged in, a guest, or my own page).",
         parameters=[
             OpenApiParameter("username", str, OpenApiParameter.PATH),
             PageQuerySerializer,
@@ -216,4 +236,4 @@ class PlayerView(APIView):
     )
     def get(self, request: Request, username: str) -> Response:
         query = read_query(PageQuerySerializer, request.query_params)
-        return Response(services.player(username, query["page"]))
+        return Response(services.player(username, query["page"], viewer=request.user))

@@ -25,8 +25,10 @@ At a clock (now, or the day's end), an open attempt's full key is ``OpenStanding
 board is the merge of the two sets, and where an open attempt falls among finished ones is one
 ``ZLEXCOUNT`` away (:meth:`RedisBoard.before`). A page is found by a binary search, in one Lua call
 (:data:`SPLIT`), for how many of its first rows are finished; then the two runs are fetched and
-merged. A rank is two ``ZLEXCOUNT`` in one round trip. The keys carry a tag of the members' layout
-(:data:`LAYOUT`): sets written with another definition of the key are never read.
+merged. A rank is two ``ZLEXCOUNT`` in one round trip; the ranks of many attempts (a
+Following view's) one script call (:data:`RANKS`), however many. The keys carry a tag of the
+members' layout (:data:`LAYOUT`): sets written with another definition of the key are never
+read.
 
 **Updates.** A hash maps each attempt to its member and a version (:func:`version`: the times
 staff took it off its board or put it back, then ``2 × ply + finished``; it only grows), another
@@ -77,8 +79,9 @@ from leaderboard.standings.sql import SqlBoard, attempts
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: Members written per script call when a day is rebuilt.
-BATCH = 5000
+#: Members written per script call when a day is rebuilt: small enough that one call answers well
+#: within REDIS_TIMEOUT on a busy machine (5,000 a call took more than 250 ms at a load of 5).
+BATCH = 1000
 #: How long one process may hold a day's rebuild lock, in seconds.
 BUILD_LOCK_SECONDS = 300
 #: A day's keys live this long after the day's end.
@@ -142,6 +145,17 @@ while lo < hi do
   if f < key then lo = i else hi = i - 1 end
 end
 return lo
+"""
+
+# KEYS: finished set, open set. ARGV: for each attempt, the upper bounds of the attempts before it
+# in each set (RedisBoard.bounds). Returns each attempt's rank: as many as come before it, plus 1.
+RANKS = """
+local ranks = {}
+for i = 1, #ARGV, 2 do
+  ranks[#ranks + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', ARGV[i])
+    + redis.call('ZLEXCOUNT', KEYS[2], '-', ARGV[i + 1]) + 1
+end
+return ranks
 """
 
 # KEYS: building lock, ready marker. ARGV: time to live, the lock's token. Marks the day ready
@@ -377,13 +391,12 @@ class RedisBoard:
     def count(self) -> int:
         return self._or_sql(lambda: sum(self.sizes()), lambda board: board.count)
 
-    def before(self, key: Standing, pipe: Any) -> None:
-        """Queue the two counts of the attempts that come before the full key ``key``: finished
-        ones, then open ones at this board's clock."""
-        pipe.zlexcount(self.keys.finished, "-", f"({key.member()}")
+    def bounds(self, key: Standing) -> tuple[str, str]:
+        """Where the attempts that come before the full key ``key`` end, as the upper bounds of
+        two ``ZLEXCOUNT`` from ``-``: in the finished set, then in the open set at this board's
+        clock (``-`` for none)."""
         if key.won:  # every open attempt comes after a win
-            pipe.zlexcount(self.keys.open, "-", "-")
-            return
+            return f"({key.member()}", "-"
         # Open attempts of the same (cards, actions) come first while their time is less: those
         # that started after clock - elapsed; at the same time, the end decides (theirs is the
         # clock), then the id.
@@ -394,7 +407,14 @@ class RedisBoard:
             bound = "(" + OpenStanding(key.cards, key.actions, started, key.game_id).member()
         else:
             bound = "(" + OpenStanding(key.cards, key.actions, started, 0).member()
-        pipe.zlexcount(self.keys.open, "-", bound)
+        return f"({key.member()}", bound
+
+    def before(self, key: Standing, pipe: Any) -> None:
+        """Queue the two counts of the attempts that come before the full key ``key``: finished
+        ones, then open ones at this board's clock."""
+        finished, opened = self.bounds(key)
+        pipe.zlexcount(self.keys.finished, "-", finished)
+        pipe.zlexcount(self.keys.open, "-", opened)
 
     # -- rows ------------------------------------------------------------------------------------
 
@@ -471,6 +491,30 @@ class RedisBoard:
             return int(finished) + int(opened) + 1
 
         return self._or_sql(read, lambda board: board.rank_of(game))
+
+    def ranks_of(self, games: Iterable[Game]) -> dict[int, int | None]:
+        """The rank of each of ``games`` (by id) as :meth:`rank_of` gives it, all in one round
+        trip: the two counts of every attempt (:meth:`bounds`) taken by one script call
+        (:data:`RANKS`), so that a Following view of 500 players is one exchange with Redis, and
+        one command to send, not 500. ``None`` for a game not on this board."""
+        games = list(games)
+        keys = {
+            game.pk: key
+            for game in games
+            if game.daily_date == self.day and (key := Standing.of(game, self.now)) is not None
+        }
+
+        def read() -> dict[int, int | None]:
+            if not keys:
+                return {}
+            bounds = [bound for key in keys.values() for bound in self.bounds(key)]
+            ranks = self.redis.eval(RANKS, 2, self.keys.finished, self.keys.open, *bounds)
+            return dict(zip(keys, map(int, ranks), strict=True))
+
+        found = self._or_sql(
+            read, lambda board: {g.pk: board.rank_of(g) for g in games if g.pk in keys}
+        )
+        return {game.pk: found.get(game.pk) for game in games}
 
 
 _LAST_ID = PART["game_id"].largest

@@ -1,7 +1,7 @@
 """Accessibility checked in the browser: axe-core (tests/frontend/vendor) finds no serious or
-critical violation of WCAG 2.1 A/AA on the home, game, leaderboard, replay, profile, rules and
-sign-up pages, in the light and the dark theme. Dark mode follows prefers-color-scheme, and the
-header's toggle switches it and is remembered."""
+critical violation of WCAG 2.1 A/AA on the home, game, leaderboard, replay, profile, rules,
+watch (and a game watched live) and sign-up pages, in the light and the dark theme. Dark mode
+follows prefers-color-scheme, and the header's toggle switches it and is remembered."""
 
 from __future__ import annotations
 
@@ -62,13 +62,21 @@ def test_no_serious_accessibility_violations(
     game_id = play_line(alice, WORKED_EXAMPLE, ["R-T2", "R-F1", "D"])
     finished = play_line(alice, WORKED_EXAMPLE, ["R-T2"])
     alice.api("POST", f"/api/games/{finished}/resign/")
+    club = alice.api("POST", "/api/groups/", {"name": "Axe club"})
     pages = {
         "home": ("/", "[data-recent] table"),
         "game": (f"/games/{game_id}/", ".pile.stock"),
         "leaderboard": ("/leaderboard/", "[data-rows] tr"),
+        "following": ("/leaderboard/?view=following", "[data-board-rank-col]"),
+        "player": (f"/players/{new_player().username}/", "[data-follow-button]"),
         "replay": (f"/games/{finished}/replay/?ply=1", "[data-tokens] button"),
-        "profile": (f"/players/{alice.username}/", "[data-practice-stat='played']"),
+        "profile": (f"/players/{alice.username}/", "[data-games] table"),
         "rules": ("/how-to-play/", ".tour-board .pile.stock"),
+        "groups": ("/groups/", "[data-group-list] ul"),
+        "group": (f"/groups/{club['id']}/", '[data-testid="group-week"] tbody tr'),
+        "group join": (f"/groups/join/{club['invite']}/", "[data-join]"),
+        "watch": ("/watch/", "[data-playing] table"),
+        "live": (f"/games/{game_id}/replay/", '[data-live-state][data-state="live"]'),
     }
     found = {}
     for name, (path, ready) in pages.items():
@@ -77,7 +85,7 @@ def test_no_serious_accessibility_violations(
         page.wait_for_load_state("networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == scheme
         found[name] = violations(page)
-        if name in ("game", "leaderboard", "replay", "rules"):  # and their phone layout
+        if name in ("game", "leaderboard", "replay", "rules", "live"):  # and their phone layout
             page.set_viewport_size(PHONE)
             found[f"{name} (phone)"] = at_rest(page)
             page.set_viewport_size(WIDE)

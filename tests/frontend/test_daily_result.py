@@ -57,8 +57,8 @@ def test_the_daily_result_card_and_its_share_text(
     page.wait_for_selector(".pile.stock")
     asked: list[str] = []
     page.on("request", lambda request: asked.append(request.url))
-    page.once("dialog", lambda dialog: dialog.accept())
     page.locator("[data-resign]").click()
+    page.locator("[data-resign-confirm]").click()  # (the site's own dialog)
 
     result = page.locator("[data-result-card]")
     expect(result).to_be_visible()

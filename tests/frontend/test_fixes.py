@@ -44,12 +44,11 @@ def test_a_replay_that_cannot_load_says_why_and_offers_nothing_to_press(
 ) -> None:
     alice = new_player(viewport=SIZES[size])
     bob = new_player(viewport=SIZES[size])
-    game_id = play_line(alice, WORKED_EXAMPLE, ["R-T2"])  # in progress: not Bob's to see yet
+    # Private practice, in progress: not Bob's to see (a public one is anyone's to watch live).
+    alice.api("PATCH", "/api/auth/me/settings/", {"practice_private": True})
+    game_id = play_line(alice, WORKED_EXAMPLE, ["R-T2"])
 
-    for who, path, status in (
-        (bob, "/games/999999/replay/", "404"),
-        (bob, f"/games/{game_id}/replay/", "404"),
-    ):
+    for who, path, status in ((bob, f"/games/{game_id}/replay/", "404"),):
         page = who.goto(path)
         notice = page.locator(f'[data-replay-error="{status}"]')
         expect(notice).to_contain_text("not yours to see yet")
@@ -72,11 +71,11 @@ def test_a_replay_that_cannot_load_says_why_and_offers_nothing_to_press(
     expect(page.locator("[data-play]")).to_be_disabled()
     page.keyboard.press("End")
 
-    # A game that does not exist: it says so, and does not ask the visitor to log in.
-    page.goto("/games/999999/replay/")
-    notice = page.locator('[data-replay-error="404"]')
-    expect(notice).to_contain_text("No such game")
-    expect(notice.get_by_role("link", name="Log in")).to_have_count(0)
+    # A game that does not exist: the 404 page, which does not ask the visitor to log in.
+    response = page.goto("/games/999999/replay/")
+    assert response is not None and response.status == 404
+    expect(page.locator("[data-error-status='404']")).to_contain_text("No such game")
+    expect(page.locator("main").get_by_role("link", name="Log in")).to_have_count(0)
     assert errors == []
 
 

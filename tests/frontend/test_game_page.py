@@ -1,5 +1,5 @@
 """The game page in a real browser: taps, drags (mouse and touch), draw and recycle, undo, the
-New game dialog, the "Double click" setting, a refused drop."""
+New game dialog, the "Tap or click plays to columns too" setting, a refused drop."""
 
 from __future__ import annotations
 
@@ -186,7 +186,9 @@ def test_the_double_click_setting_is_remembered(new_player: Any) -> None:
 
     # Off: a tap only tries the foundation, and no foundation takes QC: the page says to drag it.
     tap(page, card(page, "R"))
-    expect(page.locator("[data-message-text]")).to_contain_text("“Double click” is off")
+    expect(page.locator("[data-message-text]")).to_contain_text(
+        "“Tap or click plays to columns too” is off"
+    )
     assert read_board(page)["actions"] == "0"
 
     page.reload()

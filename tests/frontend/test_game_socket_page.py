@@ -250,8 +250,8 @@ def test_a_guest_plays_over_the_socket(browser: Browser, daphne_server: str) -> 
         game = context.request.get(f"/api/games/{game_id}/").json()
         assert game["ply"] == 3
 
-        page.once("dialog", lambda dialog: dialog.accept())
-        page.locator("[data-resign]").click()  # over the socket too; then it is closed
+        page.locator("[data-resign]").click()
+        page.locator("[data-resign-confirm]").click()  # over the socket too; then it is closed
         expect(page.locator("[data-status]")).to_be_visible()
         assert {k: v for k, v in wire.sent[-1].items() if k != "ref"} == {"type": "resign"}
         assert wire.posts == ["", f"{game_id}/actions/"]

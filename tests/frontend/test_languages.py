@@ -113,6 +113,7 @@ def test_the_pages_speak_each_language_with_no_english_left(
     alice.api("POST", f"/api/games/{finished['id']}/resign/")
     daily = alice.start_daily()
     alice.api("POST", f"/api/games/{daily['id']}/actions/", {"ply": 0, "action": "D"})
+    club = alice.api("POST", "/api/groups/", {"name": "Kerho"})
 
     page = alice.goto("/")
     expect(page.locator("html")).to_have_attribute("lang", "en")
@@ -148,9 +149,23 @@ def test_the_pages_speak_each_language_with_no_english_left(
         text = check_page(page, language)
         day = page.locator("[data-day-label]").text_content() or ""
         assert day and day in text
+        page = alice.goto("/leaderboard/?view=following")  # (the Following view: hers alone)
+        mine = f'[data-rows] tr[data-player="{alice.username}"] [data-col="board-rank"]'
+        page.wait_for_selector(mine)
+        check_page(page, language)
+
+        page = alice.goto(f"/groups/{club['id']}/")
+        page.wait_for_selector(f'[data-rows] tr[data-player="{alice.username}"]')
+        page.wait_for_selector('[data-testid="group-week"] tbody tr')
+        expect(page.locator("[data-live-state]")).to_have_attribute("data-state", "live")
+        check_page(page, language)
+        page = alice.goto("/groups/")
+        page.wait_for_selector("[data-group-list] ul")
+        check_page(page, language)
 
         page = alice.goto(f"/players/{alice.username}/")
         page.wait_for_selector("[data-history] table")
+        page.wait_for_selector("[data-games] table")
         check_page(page, language)
 
         page = alice.goto(f"/games/{finished['id']}/replay/")
@@ -161,6 +176,15 @@ def test_the_pages_speak_each_language_with_no_english_left(
         )
         page.locator('[data-tokens] button[data-position="2"]').click()
         expect(page.locator("[data-step]")).to_have_text("2/4")
+        check_page(page, language)
+
+        page = alice.goto(f"/games/{playing['id']}/replay/")  # (being played: watched live)
+        expect(page.locator("[data-live-state]")).to_have_attribute("data-state", "live")
+        expect(page.locator("[data-watching]")).to_be_visible()
+        check_page(page, language)
+
+        page = alice.goto("/watch/")
+        page.wait_for_selector(f"[data-playing] tr[data-game='{playing['id']}']")
         check_page(page, language)
     assert alice.errors == []
 

@@ -46,7 +46,8 @@ def test_a_card_that_cannot_move_shakes_and_says_why(new_player: Any, size: str)
     page.locator("[data-double-click]").uncheck()
     tap(page, card(page, "R"))  # the queen of clubs could go onto the king of hearts
     expect(text).to_have_text(
-        "Queen of clubs can go to a column: “Double click” is off, so drag it there."
+        "Queen of clubs can go to a column: “Tap or click plays to columns too” is off, so drag"
+        " it there."
     )
     assert page.evaluate(OVERLAP)
     assert alice.errors == []

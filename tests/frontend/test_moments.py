@@ -171,12 +171,12 @@ def test_stuck_for_good_offers_undo_and_resign(new_player: Any) -> None:
     expect(notice(page)).to_have_attribute("data-kind", "stuck")
 
     # Resign asks first: refused, nothing changes; confirmed, the game is over and the notice goes.
-    page.once("dialog", lambda dialog: dialog.dismiss())
     page.locator("[data-message-actions] [data-action=resign]").click()
+    page.locator("[data-resign-cancel]").click()  # (the site's own dialog)
     expect(page.locator("[data-status]")).to_be_hidden()
     assert alice.api("GET", f"/api/games/{game_id}/")["status"] == "in_progress"
-    page.once("dialog", lambda dialog: dialog.accept())
     page.locator("[data-message-actions] [data-action=resign]").click()
+    page.locator("[data-resign-confirm]").click()
     expect(page.locator("[data-status]")).to_have_text("Resigned")
     expect(notice(page)).not_to_have_attribute("data-kind", "stuck")
     expect(buttons).to_have_count(0)

@@ -134,8 +134,8 @@ def test_the_stuck_notice_comes_from_the_position(new_player: Any) -> None:
     board = page.locator("[data-board]").bounding_box()
     assert box and board and box["y"] + box["height"] <= board["y"]  # never over the cards
 
-    page.once("dialog", lambda dialog: dialog.accept())
     page.locator("[data-resign]").click()
+    page.locator("[data-resign-confirm]").click()  # (the site's own dialog)
     expect(page.locator("[data-status]")).to_have_text("Resigned")
     expect(text).to_be_empty()
     expect(area).not_to_have_attribute("data-kind", "stuck")

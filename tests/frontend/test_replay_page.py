@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
+from .conftest import PASSWORD
 from .helpers import WORKED_EXAMPLE, assert_worked_example_done, read_board, settle
 
 
@@ -82,6 +84,8 @@ def test_the_replay_viewer_steps_to_an_action_and_shows_its_board(
 
 def test_a_stranger_cannot_replay_a_practice_game(new_player: Any) -> None:
     alice = new_player()
+    # (her practice kept private: a public one in progress is anyone's to watch live)
+    alice.api("PATCH", "/api/auth/me/settings/", {"practice_private": True})
     game = alice.api("POST", "/api/games/", {"code": WORKED_EXAMPLE})
     bob = new_player()
     page = bob.goto(f"/games/{game['id']}/replay/")
@@ -175,4 +179,60 @@ def test_the_replay_shows_where_the_win_slipped_away_and_marks_that_action(
     )
     settle(page)
     page.screenshot(path=str(artifacts / "replay-slip.png"))
+    assert alice.errors == []
+
+
+def test_a_game_kept_by_signing_up_is_replayed_under_the_account_s_name(
+    browser: Any, daphne_server: str, new_player: Any
+) -> None:
+    """A guest's finished game, kept by signing up: its replay names the account, to its player
+    and to anyone, in the title and the page's heading — never the old guest-… name."""
+    context = browser.new_context(base_url=daphne_server)
+    try:
+        guest = context.new_page()
+        guest.goto("/")  # (the CSRF cookie)
+
+        def post(path: str, data: Any = None) -> Any:
+            csrf = next(c["value"] for c in context.cookies() if c["name"] == "csrftoken")
+            headers = {"X-CSRFToken": csrf, "Referer": daphne_server + "/"}
+            response = context.request.post(path, data=data, headers=headers)
+            assert response.ok, f"POST {path}: {response.status} {response.text()}"
+            return response.json()
+
+        game = post("/api/games/", {"code": WORKED_EXAMPLE})
+        for ply, token in enumerate(["R-T2", "R-F1"]):
+            post(f"/api/games/{game['id']}/actions/", {"ply": ply, "action": token})
+        post(f"/api/games/{game['id']}/resign/")
+        bob = new_player()
+        page = bob.goto(f"/games/{game['id']}/replay/")
+        expect(page.locator("[data-title]")).to_contain_text("guest-")  # (a guest's, so far)
+
+        name = f"kept{uuid.uuid4().hex[:8]}"
+        post("/api/auth/signup/", {"username": name, "password": PASSWORD})
+
+        for viewer in (guest, bob.page):
+            viewer.goto(f"{daphne_server}/games/{game['id']}/replay/")
+            expect(viewer.locator("[data-title]")).to_contain_text(f"{name} · ")
+            expect(viewer.locator("[data-title]")).not_to_contain_text("guest-")
+            expect(viewer).to_have_title(f"Replay: {name} · Canfield Online")
+        assert bob.errors == []
+    finally:
+        context.close()
+
+
+def test_a_replay_address_naming_no_game_is_the_404_page(new_player: Any) -> None:
+    alice = new_player()
+    for path in ("/games/999999/replay/", "/games/abc/replay/"):
+        response = alice.page.goto(alice.url(path))
+        assert response is not None and response.status == 404, path
+        page = alice.page
+        expect(page.locator("[data-error-status='404']")).to_be_visible()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
+        expect(page.locator("main")).to_contain_text("No such game.")
+        expect(page.locator(".replay-controls")).to_have_count(0)
+    alice.context.add_cookies([{"name": "django_language", "value": "fi", "url": alice.base}])
+    response = alice.page.goto(alice.url("/games/abc/replay/"))
+    assert response is not None and response.status == 404
+    expect(alice.page.locator("html")).to_have_attribute("lang", "fi")
+    assert alice.page.get_by_role("heading", level=1).text_content() != "Page not found"
     assert alice.errors == []

@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 
 from games import pool, services
 from games.engine import Canfield
+from games.engine.auto import safe_home
 from games.engine.solver import solve
 from games.models import Game
 from tests.support import hold_until
@@ -67,6 +68,7 @@ def expected_game(game: Game, tokens: list[str], **overrides: Any) -> dict[str, 
         "state": engine.player_view(sees_hidden=game.kind == "practice"),
         "full_state": None if in_progress else engine.full_view(),
         "verdict": None,  # (nothing asked of the solver)
+        "safe_home": safe_home(engine.player_view()) if in_progress else None,
     }
     payload.update(overrides)
     return payload

@@ -876,6 +876,7 @@ def new_game(daphne: Daphne, token: str) -> dict[str, Any]:
     status, game = post_json(f"{daphne.url}/api/games/", {"code": CODE}, token)
     assert status == 201, game
     assert isinstance(game, dict)
+    game.pop("deal")  # (how a new game's deal was chosen: only the new game's answer says)
     return game
 
 

@@ -154,7 +154,10 @@ def test_a_search_waits_for_a_worker_due_to_be_free_soon(owner_api, game, settin
 
 def test_a_search_refused_busy_is_not_counted(owner_api, owner, throttle_rates):
     throttle_rates(hints="2/min")
-    games = [services.new_game(owner, code=CODE) for _ in range(5)]  # five positions to search
+    games = [services.new_game(owner, code=CODE) for _ in range(5)]
+    for draws, game in enumerate(games):  # five positions to search (a position is solved once)
+        for ply in range(draws):
+            services.play(game.pk, owner, ply, "D")
 
     with solver_pool(budget=60):
         refused = [hint(owner_api, game).status_code for game in games]

@@ -122,6 +122,7 @@ def test_a_hint_after_it_is_a_lookup(owner_api, game):
 def test_its_searches_have_their_own_limit(owner_api, owner, throttle_rates):
     throttle_rates(verdicts="1/min", hints="1/min")
     first, second, third = (services.new_game(owner, code=code) for code in (CODE, HARD, CODE))
+    services.play(third.pk, owner, 0, "D")  # (another position: one solved is never searched)
 
     assert verdict(owner_api, first).status_code == 200  # a search: the one a minute
     assert verdict(owner_api, first).status_code == 200  # a lookup: not counted

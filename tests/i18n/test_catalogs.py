@@ -92,7 +92,10 @@ def test_msgfmt_compiles_each_po_file_to_the_committed_catalog(
 
 
 #: What makemessages reads: the project's sources (not its tests, tools or installed packages).
-SOURCES = ("canfield_site", "core", "games", "leaderboard", "frontend", "manage.py", "locale")
+SOURCES = (
+    "canfield_site", "core", "games", "leaderboard", "social", "groups", "frontend", "manage.py",
+    "locale",
+)  # fmt: skip
 
 
 def test_makemessages_finds_no_text_without_a_translation(tmp_path: Path) -> None:

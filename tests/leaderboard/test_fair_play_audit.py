@@ -142,7 +142,7 @@ def test_it_flags_the_audits_cheater_and_bot_and_not_three_honest_players_on_one
     ]
     assert rows["main"].flags == ("par", "linked") and rows["main"].suspicion == 80
     assert rows["scout"].reasons == [
-        "scouted: drew through the stock then resigned",
+        "scouted: saw 40 of the 52 cards, ended with 1 home (1 at most), then resigned",
         f"linked to main's attempt #{main.id} by device",
     ]
     assert rows["scout"].flags == ("scout", "linked") and rows["scout"].suspicion == 55
@@ -162,4 +162,4 @@ def test_it_flags_the_audits_cheater_and_bot_and_not_three_honest_players_on_one
     assert order[:3] == [main.id, scout.id, bot.id]
     assert sorted(order[3:]) == sorted(person.id for person in honest)
     assert f"linked to scout's attempt #{scout.id} by device" in text
-    assert "scouted: drew through the stock then resigned" in text
+    assert "scouted: saw 40 of the 52 cards, ended with 1 home (1 at most), then resigned" in text

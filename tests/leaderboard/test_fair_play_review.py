@@ -102,7 +102,7 @@ def test_a_win_near_par_is_flagged_and_one_beyond_the_margin_is_not(clock):
     assert row.flags == () and row.suspicion == 0
 
 
-def test_a_scout_draws_through_the_stock_and_resigns_or_leaves(clock):
+def test_a_scout_sees_most_of_the_deck_without_trying_to_win_and_resigns_or_leaves(clock):
     draws = ["D"] * 12  # draw 3: the 34 stock cards in 12 draws
     resigned = Game.objects.get(pk=start(player("resigner"), "203.0.113.1")["id"])
     play(resigned, draws, clock, step=2.0)
@@ -120,19 +120,82 @@ def test_a_scout_draws_through_the_stock_and_resigns_or_leaves(clock):
 
     rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
     assert rows["resigner"].flags == ("scout",)
-    assert rows["resigner"].reasons == ["scouted: drew through the stock then resigned"]
+    assert rows["resigner"].reasons == [
+        "scouted: saw 40 of the 52 cards, ended with 1 home (1 at most), then resigned"
+    ]
+    assert rows["resigner"].seen == 40 and rows["short"].seen == 39
     assert rows["leaver"].flags == ()  # still playing: its last action a minute ago
     assert rows["short"].flags == rows["undoer"].flags == rows["player"].flags == ()
 
     clock.advance(review.SCOUT_IDLE.total_seconds())
     rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
     assert rows["leaver"].flags == rows["player"].flags == ("scout",)
-    assert rows["leaver"].reasons == ["scouted: drew through the stock then left"]
+    assert rows["leaver"].reasons == [
+        "scouted: saw 42 of the 52 cards, ended with 2 home (2 at most), then left"
+    ]
     assert rows["short"].flags == rows["undoer"].flags == ()
 
     clock.set(clock.now + dt.timedelta(days=1))  # the day is over: closed as they stood
     rows = {row.player: row for row in review.day_review(utc_today() - dt.timedelta(days=1))}
     assert rows["leaver"].result == "closed" and rows["leaver"].flags == ("scout",)
+
+
+def test_a_scout_is_found_by_what_it_did_whatever_its_number_of_actions(clock):
+    """The audit's scout: 128 actions of play and undos show it all 52 cards (the worked
+    example's winning line shows the last reserve card at its 124th action, with 15 cards home;
+    four undos take four of them back), then it resigns. An honest player who plays as long and
+    gives up where they stand is no scout; nor one who gave a card back but saw less than most
+    of the deck."""
+    scout = Game.objects.get(pk=start(player("scout"), "203.0.113.1")["id"])
+    play(scout, [*WON[:124], "U", "U", "U", "U"], clock, step=2.0)
+    token_client(scout.owner).post(f"/api/games/{scout.pk}/resign/")
+    stayed = Game.objects.get(pk=start(player("stayed"), "203.0.114.1")["id"])
+    play(stayed, WON[:124], clock, step=2.0)  # (52 seen, 15 home: it gave nothing back)
+    token_client(stayed.owner).post(f"/api/games/{stayed.pk}/resign/")
+    early = Game.objects.get(pk=start(player("early"), "203.0.115.1")["id"])
+    play(early, ["R-T2", "R-F1", "U", *["D"] * 10], clock, step=2.0)  # (a card given back)
+    token_client(early.owner).post(f"/api/games/{early.pk}/resign/")
+
+    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+
+    assert rows["scout"].actions == 128 and rows["scout"].foundation_cards == 11
+    assert rows["scout"].flags == ("scout",)
+    assert rows["scout"].reasons == [
+        "scouted: saw 52 of the 52 cards, ended with 11 home (15 at most), then resigned"
+    ]
+    assert rows["stayed"].flags == () and rows["stayed"].seen == 52
+    assert (rows["early"].flags, rows["early"].seen) == ((), 38)
+    # The worker tier counts what a log showed once the attempt is over: the same answer.
+    assert review.judge(scout.pk) == "judged"  # (in the top of the board: judged too)
+    kept = AttemptReview.objects.get(game=scout).judgement
+    assert (kept["seen"], kept["best"]) == (52, 15)
+    (row,) = [r for r in review.day_review(utc_today(), clock.now) if r.player == "scout"]
+    assert row.flags == ("scout",) and row.evidence is not None
+
+
+def test_every_attempt_in_the_top_is_checked_for_links_to_a_scout_and_sign_ups_link_too(clock):
+    """A scout made minutes before the account it helps, on its first day, is linked to it by
+    their sign-ups; so is an attempt in the top of the board that is no win. Accounts made
+    apart, from networks and browsers of their own, are not linked."""
+    made = clock.now - dt.timedelta(hours=2)
+    scout, helped, stranger = player("scout"), player("helped"), player("stranger")
+    User.objects.filter(pk=scout.pk).update(date_joined=made)
+    User.objects.filter(pk=helped.pk).update(date_joined=made - dt.timedelta(minutes=9))
+    User.objects.filter(pk=stranger.pk).update(date_joined=made - dt.timedelta(days=90))
+    scouting = Game.objects.get(pk=start(scout, "198.51.100.4")["id"])
+    play(scouting, ["D"] * 12, clock, step=2.0)
+    token_client(scout).post(f"/api/games/{scouting.pk}/resign/")
+    top = Game.objects.get(pk=start(helped, "203.0.113.5")["id"])
+    play(top, WON[:60], clock, step=3.0)  # (no win: in the top of the board all the same)
+    other = Game.objects.get(pk=start(stranger, "192.0.2.5")["id"])
+    play(other, WON[:30], clock, step=3.0)
+
+    rows = {row.player: row for row in review.day_review(utc_today(), clock.now)}
+
+    assert rows["helped"].flags == ("linked",) and rows["helped"].result != "won"
+    assert rows["helped"].reasons == [f"linked to scout's attempt #{scouting.pk} by sign-up time"]
+    assert rows["scout"].flags == ("scout", "linked")
+    assert rows["stranger"].flags == ()
 
 
 def test_a_scout_and_a_winner_linked_by_network_or_device_are_both_flagged(clock):

@@ -28,6 +28,9 @@ def test_it_gives_a_players_stats_and_history(api, owner, clock):
     assert response.status_code == 200
     assert response.json() == {
         "player": "owner",
+        "following": 0,
+        "followers": 0,
+        "followed_by_me": None,
         "stats": {
             "played": 3,
             "won": 1,

@@ -28,8 +28,10 @@ from leaderboard.models import DailyDeal
 from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE, solver_pool
 from tests.games.test_finish import near_end_of
+from tests.groups.contract import check_groups
 from tests.leaderboard.helpers import CODE as LEADERBOARD_CODE
 from tests.leaderboard.helpers import store_deal
+from tests.social.contract import check_social
 from tests.support import Daphne, asgi_request, django_env
 
 API = "urn:canfield:api"
@@ -160,6 +162,17 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
                 assert answer.headers["Retry-After"] == "5"
     check("GET", "/api/auth/me/", owner_api.get("/api/auth/me/"), 200)
     check("GET", "/api/auth/me/", api.get("/api/auth/me/"), 401)
+    mine = "/api/auth/me/settings/"
+    check("GET", mine, owner_api.get(mine), 200)
+    check("GET", mine, api.get(mine), 401)
+    check("PATCH", mine, owner_api.patch(mine, {"practice_private": False}, format="json"), 200)
+    check("PATCH", mine, owner_api.patch(mine, {"practice_private": "no"}, format="json"), 400)
+    check("PATCH", mine, api.patch(mine, {"practice_private": True}, format="json"), 401)
+    a_guest = SessionClient()
+    made = a_guest.post("/api/games/", {}, format="json", **a_guest.csrf_headers())
+    assert made.status_code == 201  # (a guest now)
+    check("GET", mine, a_guest.get(mine), 403)  # account_required
+    check("PATCH", mine, a_guest.patch(mine, {}, format="json", **a_guest.csrf_headers()), 403)
 
     signup = "/api/auth/signup/"
     newcomer = {"username": "newcomer", "password": PASSWORD}
@@ -320,6 +333,11 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", picture, api.get("/api/daily/2030-02-30/picture/"), 400)
     check("GET", picture, api.get(f"/api/daily/{today + dt.timedelta(days=1)}/picture/"), 404)
 
+    # Today's attempt is being played: its player may watch it, a visitor may not.
+    watch, seen = "/api/watch/", lambda lists: [g["id"] for g in lists["playing"]]
+    assert attempt["id"] in seen(check("GET", watch, owner_api.get(watch), 200))
+    assert attempt["id"] not in seen(check("GET", watch, api.get(watch), 200))
+
     solution = "/api/daily/{date}/solution/"
     check("GET", solution, api.get(f"/api/daily/{today}/solution/"), 404)  # not over yet
     check("GET", solution, api.get("/api/daily/2030-02-30/solution/"), 400)
@@ -342,9 +360,19 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     check("GET", players, api.get("/api/players/owner/"), 200)
     check("GET", players, api.get("/api/players/owner/", {"page": 0}), 400)
     check("GET", players, api.get("/api/players/nobody/"), 404)
+    check_social(check, owner_api, api, throttle_rates, today)  # following (tests/social)
+    player_games = "/api/players/{username}/games/"
+    check("GET", player_games, api.get("/api/players/owner/games/"), 200)
+    check("GET", player_games, owner_api.get("/api/players/owner/games/?kind=daily"), 200)
+    check("GET", player_games, api.get("/api/players/owner/games/?result=lost"), 400)
+    check("GET", player_games, api.get("/api/players/nobody/games/"), 404)
+
+    # --- groups ----------------------------------------------------------------------------------
+    check_groups(check, owner_api, other_api, api, throttle_rates)
+    _clear_cache()
 
     # --- what every POST may answer: 413, 415 (with a body), 403 (a session without CSRF) -------
-    ids = {"id": str(game["id"])}
+    ids = {"id": str(game["id"]), "username": "other"}
     session = SessionClient()
     session.force_login(other)
     for path, operations in contract.schema["paths"].items():

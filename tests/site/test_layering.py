@@ -162,7 +162,7 @@ def test_no_two_modules_import_each_other():
     assert cycles() == []
 
 
-@pytest.mark.parametrize("app", ["games", "leaderboard"])
+@pytest.mark.parametrize("app", ["games", "leaderboard", "social"])
 def test_only_the_api_packages_import_the_http_layer(app):
     found = {}
     for path in sources(app, outside=("api", "migrations", "admin.py")):
@@ -194,6 +194,8 @@ def test_what_every_floor_shares_is_the_standard_library_alone(module):
 def test_the_apps_register_their_error_tables_with_the_ground():
     from core.api_errors import STATUS
     from games.api.errors import STATUS as GAMES
+    from groups.api.errors import STATUS as GROUPS
     from leaderboard.api.errors import STATUS as LEADERBOARD
+    from social.api.errors import STATUS as SOCIAL
 
-    assert STATUS == {**GAMES, **LEADERBOARD}
+    assert STATUS == {**GAMES, **LEADERBOARD, **SOCIAL, **GROUPS}

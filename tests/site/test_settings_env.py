@@ -315,6 +315,9 @@ def test_it_has_safe_zero_setup_defaults():
         "practice_network": "300/hour",
         "guests": "30/hour",
         "guest_games": "120/hour",
+        "follows": "100/hour",
+        "group_joins": "30/hour",
+        "group_actions": "60/hour",
     }
     assert values["LIMITS"] == [65536, 1048576, 5000, 30]
     assert values["ADMIN"] is True

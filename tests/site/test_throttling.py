@@ -98,6 +98,9 @@ def test_it_has_the_documented_default_rates():
         "practice_network": "300/hour",
         "guests": "30/hour",
         "guest_games": "120/hour",
+        "follows": "100/hour",
+        "group_joins": "30/hour",
+        "group_actions": "60/hour",
     }
 
 

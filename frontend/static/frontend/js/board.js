@@ -62,6 +62,18 @@ export class Board {
     if (interactive) root.classList.add("interactive");
     this._onResize = () => this.state && this.layoutColumns();
     window.addEventListener("resize", this._onResize);
+    // Fitted again when the board's top moves (a row above it comes or goes: the first visit's
+    // welcome, until it is closed).
+    const page = root.closest(".game");
+    if (fit && page && typeof ResizeObserver === "function") {
+      let top = null;
+      new ResizeObserver(() => {
+        const now = root.getBoundingClientRect().top + window.scrollY;
+        if (!this.state || now === top) return;
+        top = now;
+        this.layoutColumns();
+      }).observe(page);
+    }
   }
 
   /** Renders `state`; animates cards from where they were (FLIP) unless told not to. */
@@ -245,50 +257,87 @@ export class Board {
    * Fits the board to the window: each column's fan shrinks to the room left below the top row,
    * down to a readable minimum (a card's rank and suit stay in view); when even that does not
    * fit, the whole board is scaled down (smaller cards), so that no column runs off the page.
+   * On a board that is played, every card a player can tap keeps a strip a finger can hit
+   * (MIN_TARGET) while the window has the room: first with every covered card so fanned; when a
+   * column is too long for that, with the cards that can move (those a player picks up) fanned so
+   * and the others closer, shown as pictures (not controls: a tap on one still says why it
+   * cannot move); only when even that cannot fit, with the least fan that shows each card.
    */
   layoutColumns() {
     const area = this.root.querySelector(".area-columns");
     if (!area || !this.root.querySelector(".pile.stock")) return;
-    const longest = Math.max(1, ...this.state.columns.map((c) => c.length));
+    const columns = this.state.columns;
+    const movable = columns.map((cards, i) => this.movable(COLUMN_IDS[i], cards.length));
+    const moving = movable.map((m) => m.filter(Boolean).length);
+    /** What the longest column needs, its covered cards fanned by `fan(cw)`, and with
+     * `targets` those that can move by a finger's strip at least. */
+    const need = (fan, targets) => (cw, ch) => Math.max(ch, ...columns.map((cards, i) => {
+      const covered = Math.max(cards.length - 1, 0);
+      const k = targets ? moving[i] : 0;
+      return ch + k * Math.max(MIN_TARGET, fan(cw)) + (covered - k) * fan(cw);
+    }));
+    const roomy = (w) => Math.max(MIN_TARGET, minFan(w));
     this.root.style.removeProperty("--cw");
     const natural = this.cardSize().cw;
-    // First with every covered card a strip a finger can hit (MIN_TARGET), the cards a little
-    // smaller at most; when that cannot fit (a long column), with the least fan that shows each
-    // card's index, the cards as small as it takes.
-    const roomy = (w) => Math.max(MIN_TARGET, minFan(w));
-    let { cw, ch, room } = this.scaleToFit(area, longest, roomy, Math.max(MIN_CARD_WIDTH, Math.round(natural * 0.85)));
-    if (ch + (longest - 1) * MIN_TARGET > room) {
+    const passes = [[need(roomy, false), Math.max(MIN_CARD_WIDTH, Math.round(natural * 0.85))]];
+    if (this.interactive) passes.push([need(minFan, true), MIN_CARD_WIDTH]);
+    passes.push([need(minFan, false), MIN_CARD_WIDTH]);
+    let cw, ch, room;
+    for (const [needs, floor] of passes) {
       this.root.style.removeProperty("--cw");
-      ({ cw, ch, room } = this.scaleToFit(area, longest, minFan, MIN_CARD_WIDTH));
+      ({ cw, ch, room } = this.scaleToFit(area, needs, floor));
+      if (needs(cw, ch) <= room) break;
     }
-    // Shows a card's rank and corner suit, hides the rest; and leaves each covered card a strip
-    // a finger can hit (24 px: WCAG 2.2's least target) while the column has the room.
+    // Shows a card's rank and corner suit, hides the rest.
     const base = Math.max(MIN_TARGET, Math.round(cw * 0.33));
     const least = Math.min(base, minFan(cw));
-    for (const pile of this.root.querySelectorAll(".pile.column")) {
-      const cards = pile.querySelectorAll(".card");
-      const n = cards.length;
-      const fan = n > 1 ? Math.max(Math.min(base, (room - ch) / (n - 1)), least) : base;
-      cards.forEach((el, i) => { el.style.top = `${Math.round(i * fan)}px`; });
-      pile.style.height = `${Math.round(ch + Math.max(n - 1, 0) * fan)}px`;
-      pile.dataset.fan = String(fan);
-    }
+    this.root.querySelectorAll(".pile.column").forEach((pile, i) => {
+      const cards = [...pile.querySelectorAll(".card")];
+      const covered = Math.max(cards.length - 1, 0);
+      const free = room - ch;
+      const even = covered ? Math.max(Math.min(base, free / covered), least) : base;
+      let fans = cards.slice(0, -1).map(() => even);
+      let pictures = false;
+      const rest = covered - moving[i];
+      if (this.interactive && even < MIN_TARGET && rest > 0) {
+        const close = Math.min(base, (free - moving[i] * MIN_TARGET) / rest);
+        if (close >= least) {
+          fans = movable[i].map((can) => (can ? MIN_TARGET : close));
+          pictures = true;
+        }
+      }
+      let top = 0;
+      cards.forEach((el, j) => {
+        el.style.top = `${Math.round(top)}px`;
+        if (j < covered) top += fans[j];
+        if (this.interactive) el.setAttribute("role", pictures && j < covered && !movable[i][j] ? "img" : "button");
+      });
+      pile.style.height = `${Math.round(ch + top)}px`;
+      pile.dataset.fan = String(Math.min(...fans, base));
+    });
+  }
+
+  /** For each covered card of column `id` (its `n` cards): whether it can move now (the run
+   * from it to the column's end has a legal destination). */
+  movable(id, n) {
+    return Array.from({ length: Math.max(n - 1, 0) }, (_, j) => this.sources.has(`${id}:${n - j}`));
   }
 
   /**
-   * Scales the board down (its card width, down to `floor`) until a column of `longest` cards
-   * fanned by `fan(cardWidth)` fits the room below the top row; returns the sizes it came to.
+   * Scales the board down (its card width, down to `floor`) until the columns' need
+   * (`need(cardWidth, cardHeight)`: the longest one's height) fits the room below the top row;
+   * returns the sizes it came to.
    */
-  scaleToFit(area, longest, fan, floor) {
+  scaleToFit(area, need, floor) {
     let { cw, ch } = this.cardSize();
     let room = this.fit ? this.columnRoom(area) : Infinity;
     for (let i = 0; i < 6 && cw > floor; i++) {
-      const need = ch + (longest - 1) * fan(cw);
-      if (need <= room) break;
+      const needed = need(cw, ch);
+      if (needed <= room) break;
       // Everything from the board's top edge down scales with the card width.
       const boardTop = this.root.getBoundingClientRect().top;
-      const used = area.getBoundingClientRect().top - boardTop + need;
-      const scale = (used - need + room) / used;
+      const used = area.getBoundingClientRect().top - boardTop + needed;
+      const scale = (used - needed + room) / used;
       cw = Math.max(floor, Math.floor(cw * Math.min(scale, 0.97)));
       this.root.style.setProperty("--cw", `${cw}px`);
       ({ cw, ch } = this.cardSize());

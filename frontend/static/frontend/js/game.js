@@ -9,11 +9,13 @@ import { difficultyName } from "./chart.js";
 import { BoardKeys } from "./keys.js";
 import { bindNewGameForm } from "./newgame.js";
 import { actionKind, actionToken, moveToken, parseMoveToken } from "./notation.js";
-import { showResult } from "./result.js";
+import { sharePractice, showResult } from "./result.js";
 import { actionWords } from "./words.js";
-import { celebrate, copyText, fmt, formatDuration, formatDay, formatNumber, formatPercent, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
+import { ask, celebrate, copyText, fmt, formatDuration, formatDay, formatNumber, formatPercent, h, pageMessageArea, reducedMotion, resultLabel, showError } from "./ui.js";
 
 const DOUBLE_CLICK_KEY = "canfield.doubleClick";
+const AUTO_HOME_KEY = "canfield.autoHome"; // cards home by themselves: "on", else off
+const AUTO_HOME_PAUSE_MS = 250; // between a move and the card that goes home after it (0 under reduced motion)
 const VERDICT_IDLE_MS = 2000; // a practice game asks whether it is lost once the player pauses
 const VERDICT_TRIES = 3; // asks at one position while the server is busy, at most
 
@@ -36,7 +38,9 @@ const TEXT = {
     "No win is left from here. Undo %(count)s action to the last position that could still be won.",
     "No win is left from here. Undo %(count)s actions to the last position that could still be won.", n,
   ), { count: formatNumber(n) }),
-  lostNoUndo: gettext("No win is left from here, and none within reach of Undo: start a new game."),
+  lostNoUndo: gettext("No win is left from here, and the solver found no position within reach of Undo that can still be won."),
+  // Stuck, and proved lost all the way back: the way out is a new game.
+  noWayBack: gettext("The solver found no position within reach of Undo that can still be won."),
   undoBack: (n) => fmt(ngettext("Undo %(count)s action", "Undo %(count)s actions", n), { count: formatNumber(n) }),
   undoButton: gettext("Undo"),
   resignButton: gettext("Resign"),
@@ -49,7 +53,7 @@ const TEXT = {
   // the server's to say (explain()).
   foundationTap: gettext("A foundation's cards move only by dragging, or with the keyboard."),
   wasteTopOnly: gettext("Only the waste's top card can be played."),
-  dragIt: (card) => fmt(gettext("%(card)s can go to a column: “Double click” is off, so drag it there."), { card }),
+  dragIt: (card) => fmt(gettext("%(card)s can go to a column: “Tap or click plays to columns too” is off, so drag it there."), { card }),
   dragRun: (card) => fmt(gettext("A tap never moves a whole column into an empty one: drag %(card)s there."), { card }),
   firstVisit: gettext("New to Canfield? The rules, with pictures and a short tour:"),
   howToPlay: gettext("How to play"),
@@ -67,6 +71,7 @@ const $ = (sel) => document.querySelector(sel);
 const boardEl = root.querySelector("[data-board]");
 const board = new Board(boardEl, { interactive: true });
 const doubleClickBox = root.querySelector("[data-double-click]");
+const autoHomeBox = root.querySelector("[data-auto-home]");
 const undoButton = root.querySelector("[data-undo]");
 const announcer = root.querySelector("[data-announce]");
 const messages = pageMessageArea();
@@ -95,6 +100,10 @@ let difficultyShown = false;
 doubleClickBox.checked = localStorage.getItem(DOUBLE_CLICK_KEY) !== "off";
 doubleClickBox.addEventListener("change", () => {
   localStorage.setItem(DOUBLE_CLICK_KEY, doubleClickBox.checked ? "on" : "off");
+});
+autoHomeBox.checked = localStorage.getItem(AUTO_HOME_KEY) === "on";
+autoHomeBox.addEventListener("change", () => {
+  localStorage.setItem(AUTO_HOME_KEY, autoHomeBox.checked ? "on" : "off");
 });
 
 // ---- talking to the server ---------------------------------------------------------------------
@@ -184,8 +193,25 @@ function played(next, before, renderOptions = {}) {
   if (changed) {
     messages.clear(); // the last message was about the position before
     announce(next, before);
+    homeSoon(next.applied);
   }
   return changed;
+}
+
+/**
+ * Cards home by themselves (the setting): after an action of the player's, the card the server
+ * names as safe (the game's `safe_home`: games/engine/auto.py decides it, the page never does) is
+ * played as an ordinary action, one at a time — each asks again after the one before — moving
+ * as any move does (no animation under prefers-reduced-motion). Never after an undo or a card
+ * taken back from a foundation: the player wants it where it is.
+ */
+function homeSoon(applied) {
+  if (!autoHomeBox.checked || !inPlay() || !game.safe_home) return;
+  if (actionKind(applied) === "undo" || parseMoveToken(applied)?.src.startsWith("F")) return;
+  const { ply, safe_home: action } = game;
+  setTimeout(() => {
+    if (autoHomeBox.checked && inPlay() && game.ply === ply && game.safe_home === action) send({ action });
+  }, reducedMotion() ? 0 : AUTO_HOME_PAUSE_MS);
 }
 
 /** A request the server refused: a game that moved on is shown as it is; a move the rules refuse
@@ -449,7 +475,18 @@ function lostOffer(known) {
     const ply = game.ply;
     return { text: TEXT.lostUndo(undo.actions), button: noticeButton("undo-back", TEXT.undoBack(undo.actions), () => undoBack(undo.actions, ply), true) };
   }
-  return { text: TEXT.lostNoUndo, button: noticeButton("new-game", TEXT.newGameButton, openNewGame) };
+  return { text: TEXT.lostNoUndo, button: noticeButton("new-game", TEXT.newGameButton, startAnew, true) };
+}
+
+/** The way out of a game no undo can save: a new random practice game of the same draw and
+ * rules, started at once. */
+async function startAnew() {
+  try {
+    const next = await api.post("/api/games/", { draw: game.draw, variant: game.variant });
+    location.assign(`/games/${next.id}/`);
+  } catch (err) {
+    messages.say(err.message, "error");
+  }
 }
 
 /** The solver's proof that this practice position is lost, when the page has it. */
@@ -474,6 +511,12 @@ function standingMessage() {
       : (daily ? TEXT.resign : TEXT.resignPractice);
     const offer = lost?.undo?.actions > 0 ? lostOffer(lost) : null;
     const actions = [];
+    if (lost && !offer) {
+      // Proved lost, and no position undo reaches can be won: Undo is no way out, a new game is.
+      actions.push(noticeButton("new-game", TEXT.newGameButton, startAnew, true));
+      actions.push(noticeButton("resign", TEXT.resignButton, resign));
+      return { text: [TEXT.stuck, TEXT.noWayBack].join(" "), kind: "stuck", actions };
+    }
     if (offer) actions.push(offer.button);
     if (s.can_undo) actions.push(noticeButton("undo", TEXT.undoButton, undo));
     actions.push(noticeButton("resign", TEXT.resignButton, resign));
@@ -560,11 +603,13 @@ function showWin() {
     { score: formatNumber(game.score), count: formatNumber(game.actions), time },
   );
   winBanner.querySelector("[data-win-replay]").href = `/games/${game.id}/replay/`;
+  winBanner.querySelector("[data-win-message]").textContent = "";
   celebrate(winBanner);
   winBanner.showModal(); // (a dialog: Escape closes it)
   winBanner.querySelector("#win-title").focus();
 }
 winBanner.querySelector("[data-win-close]").addEventListener("click", () => winBanner.close());
+winBanner.querySelector("[data-win-share]").addEventListener("click", () => sharePractice(game, winBanner.querySelector("[data-win-message]")));
 
 // ---- hints (practice games) ----------------------------------------------------------------
 
@@ -583,9 +628,27 @@ function highlight(action) {
   board.pileElement(move.dst)?.classList.add("hint-target");
 }
 
+// A hint being computed says so: after a moment (a kept answer comes at once, without a
+// flicker), the button reads "Thinking…", is marked busy, and its icon turns.
+const hintLabel = [...hintButton.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+const hintText = hintLabel?.textContent;
+let hintBusyTimer = null;
+function hintBusy(busy) {
+  clearTimeout(hintBusyTimer);
+  const show = (on) => {
+    hintButton.classList.toggle("busy", on);
+    if (on) hintButton.setAttribute("aria-busy", "true");
+    else hintButton.removeAttribute("aria-busy");
+    if (hintLabel) hintLabel.textContent = on ? gettext("Thinking…") : hintText;
+  };
+  if (busy) hintBusyTimer = setTimeout(() => show(true), 150);
+  else show(false);
+}
+
 async function askHint() {
   if (!inPlay() || game.kind !== "practice" || hintButton.disabled) return;
   hintButton.disabled = true;
+  hintBusy(true);
   const ply = game.ply;
   const before = game.state;
   try {
@@ -619,6 +682,7 @@ async function askHint() {
     messages.say(err.status === 429 ? TEXT.hintThrottled(err.body.retry_after ?? 60) : err.message, "error");
   } finally {
     hintButton.disabled = false;
+    hintBusy(false);
   }
 }
 hintButton.addEventListener("click", askHint);
@@ -699,7 +763,8 @@ async function resign() {
   const question = game.kind === "daily"
     ? gettext("Resign this game? This is your ranked attempt for today.")
     : gettext("Resign this game?");
-  if (!window.confirm(question)) return;
+  if (!(await ask(resignDialog, question))) return;
+  if (!inPlay()) return; // (ended meanwhile)
   try {
     await created();
     show(await post("resign"), { animate: false });
@@ -708,6 +773,7 @@ async function resign() {
   }
 }
 root.querySelector("[data-resign]").addEventListener("click", resign);
+const resignDialog = $("[data-resign-dialog]");
 
 const newGameDialog = $("[data-new-game-dialog]");
 function openNewGame() {

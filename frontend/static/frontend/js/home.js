@@ -1,8 +1,10 @@
-// Home: today's deal and my ranked attempt, practice games, my recent games.
+// Home: today's deal and my ranked attempt, what the players I follow did today (follows.js),
+// practice games, my recent games.
 import { api, serverNow } from "./api.js";
 import { difficultyBadge } from "./chart.js";
+import { followingToday } from "./follows.js";
 import { bindNewGameForm } from "./newgame.js";
-import { fmt, formatDay, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
+import { fmt, formatDay, formatNumber, gameResultLabel, h, resultLabel, showError, toast } from "./ui.js";
 
 const dailyBody = document.querySelector("[data-daily-body]");
 const recentBox = document.querySelector("[data-recent]");
@@ -116,7 +118,7 @@ async function loadRecent() {
   const rows = games.slice(0, 12).map((game) => h("tr", {},
     h("td.lead", {}, h("a", { href: `/games/${game.id}/` }, gameName(game))),
     h("td", {}, fmt(gettext("Draw %(n)s"), { n: game.draw }) + (game.variant === "classic" ? ` · ${gettext("classic")}` : "")),
-    h("td", {}, h(`span.pill.pill-${game.status}`, {}, resultLabel(game.result))),
+    h("td", {}, h(`span.pill.pill-${game.status}`, {}, gameResultLabel(game))),
     h("td.num", { "data-label": gettext("Score") }, formatNumber(game.score)),
     h("td.num", { "data-label": gettext("Actions") }, formatNumber(game.actions)),
     h("td", {}, game.status === "in_progress"
@@ -133,4 +135,5 @@ async function loadRecent() {
 
 bindNewGameForm(document.querySelector("[data-new-game-form]"));
 loadDaily();
+followingToday(document.querySelector("[data-following-today]"));
 loadRecent();

@@ -1,7 +1,10 @@
 // A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
+// A signed-in player may show the Following view instead (?view=following): them and the players
+// they follow, ranked among them and on the whole board, fetched again whenever the day's socket
+// reports a change (at most once a second).
 import { api } from "./api.js";
 import { dayPicture, difficultyBadge } from "./chart.js";
-import { LiveBoard, stamp } from "./live.js";
+import { atMostEvery, LiveBoard, stamp } from "./live.js";
 import { replayOrOpens } from "./opens.js";
 import { fmt, formatDay, formatDuration, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
@@ -13,10 +16,19 @@ const meBody = root.querySelector("[data-me-row]");
 const liveState = root.querySelector("[data-live-state]");
 const me = document.body.dataset.username;
 const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
+const viewChoice = root.querySelector("[data-board-view]");
+const boardRankColumn = root.querySelector("[data-board-rank-col]");
+/** The Following view is fetched again at most this often while the board changes (ms). */
+const FOLLOWING_EVERY_MS = 1000;
 
 let rows = [];
 let myRow = null;
 let previous = new Map(); // player -> row, to flash the rows that changed
+const loadingText = rowsBody.textContent.trim(); // (the page's own "Loading…")
+// "everyone" or "following" (signed-in players only); everyone's latest board, kept while the
+// Following view shows.
+let view = viewChoice && new URLSearchParams(location.search).get("view") === "following" ? "following" : "everyone";
+let everyone = null;
 
 
 function seconds(row) {
@@ -44,6 +56,9 @@ function rowElement(row) {
     h("td.num", { dataset: { col: "actions" }, "data-label": gettext("Actions") }, formatNumber(row.actions)),
     h("td.num", { dataset: { col: "time", live: row.status === "in_progress" ? "1" : "" }, "data-label": gettext("Time") }, formatDuration(seconds(row) * 1000)),
     h("td.num", { dataset: { col: "score" }, "data-label": gettext("Score") }, formatNumber(row.score)),
+    view === "following"
+      ? h("td.num", { dataset: { col: "board-rank" }, "data-label": pgettext("rank on the whole board", "Board") }, row.board_rank ? formatNumber(row.board_rank) : "–")
+      : null,
     h("td", {}, replayCell(row)),
   );
   tr._row = row;
@@ -57,8 +72,10 @@ function render(board) {
   if (board.me !== undefined) myRow = board.me;
   else myRow = rows.find((r) => r.player === me) || (myRow && myRow.rank > rows.length ? myRow : null);
   if (!rows.length) {
-    rowsBody.replaceChildren(h("tr.empty-row", {}, h("td", { colSpan: 8 },
-      isLive ? gettext("Nobody has played today's deal yet. Be the first!") : gettext("Nobody played this deal."))));
+    const empty = view === "following"
+      ? gettext("Nobody among you and the players you follow has played this deal yet. Follow players from their pages.")
+      : isLive ? gettext("Nobody has played today's deal yet. Be the first!") : gettext("Nobody played this deal.");
+    rowsBody.replaceChildren(h("tr.empty-row", {}, h("td", { colSpan: view === "following" ? 9 : 8 }, empty)));
   } else {
     rowsBody.replaceChildren(...rows.map(rowElement));
   }
@@ -66,12 +83,58 @@ function render(board) {
   meBody.replaceChildren(...(myRow && !mineShown ? [rowElement(myRow)] : []));
   previous = new Map(rows.map((r) => [r.player, r]));
   const count = board.count ?? rows.length;
-  root.querySelector("[data-board-summary]").textContent = fmt(
-    isLive
+  let summary;
+  if (view === "following") {
+    summary = ngettext("%(count)s player among you and the players you follow.", "%(count)s players among you and the players you follow.", count);
+  } else {
+    summary = isLive
       ? ngettext("%(count)s player so far.", "%(count)s players so far.", count)
-      : ngettext("%(count)s player.", "%(count)s players.", count),
-    { count: formatNumber(count) },
-  );
+      : ngettext("%(count)s player.", "%(count)s players.", count);
+  }
+  root.querySelector("[data-board-summary]").textContent = fmt(summary, { count: formatNumber(count) });
+}
+
+/** Everyone's board, from REST or the socket: shown unless the Following view is. */
+function showEveryone(board) {
+  everyone = board;
+  if (view === "everyone") render(board);
+  else refreshFollowing();
+}
+
+// The Following view, fetched again as the board changes: at most once a second however often it
+// changes, and only the answer to the latest request shown.
+let followingAsked = 0;
+
+async function fetchFollowing() {
+  const asked = ++followingAsked;
+  try {
+    const board = await api.get(`/api/daily/${day}/board/?following=1`);
+    if (view === "following" && asked === followingAsked) render(board);
+  } catch (err) {
+    if (view === "following" && asked === followingAsked && !rows.length) showError(rowsBody.closest(".table-wrap"), err);
+  }
+}
+
+const refreshFollowing = atMostEvery(FOLLOWING_EVERY_MS, fetchFollowing);
+
+function showView(next) {
+  view = next;
+  previous = new Map(); // (rows of another view: nothing flashes)
+  rows = [];
+  boardRankColumn.hidden = view !== "following";
+  const pager = root.querySelector("[data-pager]");
+  pager.hidden = view === "following" || !pager.childElementCount;
+  const url = new URL(location.href);
+  if (view === "following") url.searchParams.set("view", "following");
+  else url.searchParams.delete("view");
+  history.replaceState(null, "", url);
+  if (view === "following") {
+    rowsBody.replaceChildren(h("tr.empty-row", {}, h("td", { colSpan: 9 }, loadingText)));
+    meBody.replaceChildren();
+    fetchFollowing();
+  } else if (everyone) {
+    render(everyone);
+  }
 }
 
 function tickTimes() {
@@ -171,6 +234,11 @@ async function fetchBoard() {
 async function start() {
   root.querySelector("[data-day-label]").textContent = formatDay(day);
   loadDays();
+  if (viewChoice) {
+    viewChoice.querySelector(`input[value="${view}"]`).checked = true;
+    viewChoice.addEventListener("change", (event) => showView(event.target.value));
+    if (view === "following") showView(view);
+  }
   let board;
   try {
     board = await fetchBoard();
@@ -178,17 +246,19 @@ async function start() {
     showError(rowsBody.closest(".table-wrap"), err);
     return;
   }
-  render(board);
+  everyone = board;
+  if (view === "everyone") render(board);
   showDifficulty(board);
   showCode(board);
   showPager(board);
+  if (view === "following") root.querySelector("[data-pager]").hidden = true;
   showPicture();
   if (!isLive || page > 1) return;
   setInterval(tickTimes, 1000);
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   new LiveBoard(`${scheme}://${location.host}/ws/daily/${day}/`, {
-    onSnapshot: render,
-    onUpdate: render,
+    onSnapshot: showEveryone,
+    onUpdate: showEveryone,
     resync: fetchBoard,
     onState: (state) => {
       if (!liveState) return;

@@ -14,6 +14,25 @@ const PAUSED = 4503;
 const POLL_MS = 5000;
 
 /**
+ * `run` for a burst of changes: a function that calls it once `everyMs` has gone by since its last
+ * call (at once after a quiet spell), however often it is called meanwhile — each call in between
+ * rides along with the one due. For pages that fetch a board of their own again as the day's live
+ * board changes (the Following view, a group's page); `run` handles its own errors.
+ */
+export function atMostEvery(everyMs, run) {
+  let timer = null;
+  let last = 0;
+  return function soon() {
+    if (timer !== null) return; // a call is due already: it will see this change too
+    timer = setTimeout(() => {
+      timer = null;
+      last = Date.now();
+      run();
+    }, Math.max(0, last + everyMs - Date.now()));
+  };
+}
+
+/**
  * The rows a watcher holds after an update (leaderboard/live/model.py is this, in Python, and
  * the tests check that both hold the same rows): the players of `left` and of `rows` leave their
  * places, each of `rows` goes in at its rank (best first), the rows between shift, and every row

@@ -1,7 +1,10 @@
-// A player's page: stats over their daily deals and their history, with replays.
+// A player's page: stats over their daily deals and their history, with replays; their games
+// (playergames.js).
 import { api } from "./api.js";
 import { daysChart } from "./chart.js";
+import { followBlock } from "./follows.js";
 import { replayOrOpens } from "./opens.js";
+import { playerGames } from "./playergames.js";
 import { fmt, formatDay, formatDuration, formatNumber, formatPercent, h, resultLabel, showError } from "./ui.js";
 
 const root = document.querySelector("[data-profile]");
@@ -32,6 +35,7 @@ async function start() {
   const s = data.stats || {};
   root.querySelector("[data-player-name]").textContent = data.player || name;
   document.title = `${data.player || name} · Canfield Online`;
+  followBlock(root.querySelector("[data-follow]"), data);
   const days = (n) => fmt(ngettext("%(count)s day", "%(count)s days", n), { count: formatNumber(n) });
   stat("played", formatNumber(s.played ?? 0));
   stat("won", formatNumber(s.won ?? 0));
@@ -85,3 +89,4 @@ async function start() {
   }
 }
 start();
+playerGames(document.querySelector("[data-games-panel]"), name, mine);

@@ -1,26 +1,35 @@
 // The replay viewer: the record's tokens plus the server's view at every ply
 // (GET /api/games/<id>/record/?states=1), and where the win slipped away, as the server's analysis
 // says it (GET /api/games/<id>/analysis/). Nothing about the rules is computed here.
+//
+// A game being played (the page says `data-live`) is watched live instead, over its spectators'
+// socket (/ws/games/<id>/watch/): the board follows every move the player makes, from the frames
+// the server sends — the player's own view, never a hidden card — with "N watching" and the
+// socket's state; a frame whose ply does not follow the last one asks for a snapshot (resync).
+// A viewer the server refuses is told why, in its words (`data-refused`, or the socket's refusal).
 import { api } from "./api.js";
 import { Board } from "./board.js";
+import { Socket } from "./socket.js";
 import { copyText, fmt, formatDay, formatNumber, h, loginUrl, pageMessageArea, resultLabel, toast } from "./ui.js";
 import { actionWords } from "./words.js";
 
 const root = document.querySelector("[data-replay]");
 const gameId = root.dataset.gameId;
+const live = root.dataset.live === "1";
 // The record to play: a game's (the default), or another with the same shape given by the page
 // (a past day's solution: /api/daily/<date>/solution/?states=1).
 const recordUrl = root.dataset.recordUrl || `/api/games/${gameId}/record/?states=1`;
-const board = new Board(root.querySelector("[data-board]"));
+const boardRoot = root.querySelector("[data-board]");
+const board = boardRoot ? new Board(boardRoot) : null;
 const scrubber = root.querySelector("[data-scrubber]");
 const playButton = root.querySelector("[data-play]");
 const speedSelect = root.querySelector("[data-speed]");
 const tokenList = root.querySelector("[data-tokens]");
 const analysisBox = root.querySelector("[data-analysis]");
 // A message takes its line above the board only while it shows: the board fits itself again.
-new ResizeObserver(() => record && board.layoutColumns()).observe(pageMessageArea().el);
+new ResizeObserver(() => board?.state && board.layoutColumns()).observe(pageMessageArea().el);
 // So does the analysis below the actions, as it appears and grows.
-if (analysisBox) new ResizeObserver(() => record && board.layoutColumns()).observe(analysisBox);
+if (analysisBox) new ResizeObserver(() => board?.state && board.layoutColumns()).observe(analysisBox);
 // On a phone the list of actions starts folded: the board needs the room.
 if (window.matchMedia("(max-width: 699px)").matches) root.querySelector("[data-actions-list]").open = false;
 
@@ -51,6 +60,9 @@ const TEXT = {
   ), { n: formatNumber(n), played, better, line: formatNumber(line) }),
   jump: (n) => fmt(gettext("Go to action %(n)s"), { n: formatNumber(n) }),
   slipMark: gettext("no win after this"),
+  watching: (n) => fmt(ngettext("%(count)s watching", "%(count)s watching", n), { count: formatNumber(n) }),
+  over: gettext("The game is over."),
+  seeReplay: gettext("See the whole replay"),
 };
 
 /** The words of the action that led to `position` (1 = the first action). */
@@ -128,18 +140,21 @@ function buildTokens() {
   tokenList.replaceChildren(...items);
 }
 
-function drawHead() {
-  const kind = record.kind === "daily"
-    ? (record.daily_date ? fmt(gettext("Daily deal · %(day)s"), { day: formatDay(record.daily_date) }) : gettext("Daily deal"))
+/** The title, result and code of the game shown: its record's, or its live payload's (the same
+ * summary). */
+function drawHead(shown = record) {
+  const kind = shown.kind === "daily"
+    ? (shown.daily_date ? fmt(gettext("Daily deal · %(day)s"), { day: formatDay(shown.daily_date) }) : gettext("Daily deal"))
     : gettext("Practice");
-  root.querySelector("[data-title]").textContent = `${record.player} · ${kind} · ${fmt(gettext("Draw %(n)s"), { n: record.draw })}`;
-  document.title = `${fmt(gettext("Replay: %(player)s"), { player: record.player })} · Canfield Online`;
+  root.querySelector("[data-title]").textContent = `${shown.player} · ${kind} · ${fmt(gettext("Draw %(n)s"), { n: shown.draw })}`;
+  const title = live ? gettext("Watching %(player)s") : gettext("Replay: %(player)s");
+  document.title = `${fmt(title, { player: shown.player })} · Canfield Online`;
   const result = root.querySelector("[data-result]");
   result.hidden = false;
-  result.textContent = `${resultLabel(record.result)} · ${TEXT.score(record.score)}`;
-  result.className = `pill pill-${record.status}`;
-  root.querySelector("[data-code-box]").hidden = !record.code;
-  root.querySelector("[data-code]").textContent = record.code || "";
+  result.textContent = `${resultLabel(shown.result)} · ${TEXT.score(shown.score)}`;
+  result.className = `pill pill-${shown.status}`;
+  root.querySelector("[data-code-box]").hidden = !shown.code;
+  root.querySelector("[data-code]").textContent = shown.code || "";
 }
 
 // ---- where the win slipped away (GET /api/games/<id>/analysis/) --------------------------------
@@ -173,10 +188,12 @@ function drawAnalysis(analysis) {
 }
 
 /** Asks for the analysis until it is ready, waiting longer each time (1 s, 2 s, … 30 s): the
- * worker tier computes it in the background. Not for a day's solution, nor for a game that has
- * none (in progress, a daily attempt whose day is not over: 404). */
+ * worker tier computes it in the background. Only for a game that can have one — over, and its
+ * code public (the record shows it): never asked for a day's solution, a game in progress or a
+ * daily attempt whose day is not over (the server would answer 404). */
 async function showAnalysis() {
   if (root.dataset.recordUrl || !analysisBox) return;
+  if (record.code === null || record.status === "in_progress") return;
   let wait = 1000;
   for (;;) {
     let analysis = null;
@@ -214,8 +231,9 @@ tokenList.addEventListener("click", (e) => {
   go(Number(button.dataset.position));
 });
 root.querySelector("[data-copy-code]").addEventListener("click", async () => {
-  const ok = await copyText(record.code);
-  toast(ok ? fmt(gettext("Copied %(code)s"), { code: record.code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
+  const code = root.querySelector("[data-code]").textContent;
+  const ok = await copyText(code);
+  toast(ok ? fmt(gettext("Copied %(code)s"), { code }) : gettext("Copy failed: select the code and copy it."), ok ? "success" : "error");
 });
 document.addEventListener("keydown", (e) => {
   if (!record || e.ctrlKey || e.metaKey || e.altKey) return;
@@ -257,7 +275,100 @@ function showFailure(err) {
   );
 }
 
+// ---- watching a game live (/ws/games/<id>/watch/) ----------------------------------------------
+
+const liveState = root.querySelector("[data-live-state]");
+const watchingBox = root.querySelector("[data-watching]");
+/** The ply of the position shown (-1 before the first snapshot), and whether the game is over
+ * (its end comes after its last action: a resignation adds none). */
+let livePly = -1;
+let liveOver = false;
+
+function setLiveState(state) {
+  if (!liveState) return;
+  liveState.dataset.state = state;
+  liveState.textContent = {
+    live: pgettext("leaderboard", "Live"),
+    connecting: gettext("Connecting…"),
+    offline: gettext("Reconnecting…"),
+    over: TEXT.over,
+    paused: gettext("Live updates paused"),
+  }[state];
+}
+
+/** The game as the server sent it (its owner's payload): the head, the counters, the board. */
+function showLive(game, { animate = true } = {}) {
+  const first = livePly < 0;
+  livePly = game.ply;
+  liveOver = game.status !== "in_progress";
+  root.querySelector("[data-loading]")?.remove();
+  drawHead(game);
+  const state = game.state;
+  root.querySelector("[data-step]").textContent = formatNumber(game.ply);
+  root.querySelector("[data-score]").textContent = formatNumber(state.score);
+  root.querySelector("[data-reserve]").textContent = formatNumber(state.reserve.count);
+  root.querySelector("[data-foundation-cards]").textContent = `${formatNumber(state.foundation_cards)}/52`;
+  board.render(state, { animate: animate && !first && !document.hidden });
+  if (game.status !== "in_progress") {
+    setLiveState("over");
+    // Its record opens to everyone once a practice game is over, a daily attempt once its day is.
+    if (game.kind === "practice" || game.code) {
+      pageMessageArea().stand({ text: TEXT.over, kind: "info", actions: [h("a.button", { href: location.pathname }, TEXT.seeReplay)] });
+    }
+  }
+}
+
+function showWatching(n) {
+  if (!watchingBox) return;
+  watchingBox.hidden = false;
+  watchingBox.textContent = TEXT.watching(n);
+}
+
+/** The socket refused the viewer: its reason, in the server's words, and nothing more to try. */
+function showRefusal(message) {
+  setLiveState("paused");
+  showFailure({ message });
+}
+
+function watchLive() {
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${gameId}/watch/`;
+  const socket = new Socket(url, {
+    onOpen: () => setLiveState("connecting"),
+    onMessage: (msg) => {
+      if (msg.type === "snapshot") {
+        socket.steady();
+        showLive(msg.game, { animate: msg.ply === livePly + 1 });
+        showWatching(msg.watching);
+        if (msg.game.status === "in_progress") setLiveState("live");
+      } else if (msg.type === "update") {
+        const over = msg.game.status !== "in_progress";
+        if (msg.ply < livePly || (msg.ply === livePly && (!over || liveOver))) return; // (had it)
+        if (msg.ply > livePly + 1) socket.send({ type: "resync" }); // a frame was missed
+        else showLive(msg.game);
+      } else if (msg.type === "watching") {
+        showWatching(msg.watching);
+      } else if (msg.type === "refused") {
+        socket.close(); // (asking again cannot help)
+        showRefusal(msg.message);
+      }
+    },
+    onClose: ({ final }) => {
+      if (liveState?.dataset.state !== "over") setLiveState(final ? "paused" : "offline");
+    },
+  });
+}
+
 async function start() {
+  if (root.dataset.refused) {
+    for (const control of root.querySelectorAll(".replay-controls button, .replay-controls input, .replay-controls select")) {
+      control.disabled = true;
+    }
+    return;
+  }
+  if (live) {
+    watchLive();
+    return;
+  }
   try {
     record = await api.get(recordUrl);
   } catch (err) {

@@ -95,6 +95,28 @@ export function shareText() {
   ].filter(Boolean).join("\n");
 }
 
+/**
+ * The share text of a practice win: spoiler-free — no card, no move, no picture of the deal —
+ * the draw and rules, the actions and the time, and the game's code when the page shows it (a
+ * practice deal's code is public: whoever has it can play the same deal).
+ */
+export function practiceShareText(game) {
+  const rules = [fmt(gettext("Draw %(n)s"), { n: game.draw })];
+  if (game.variant === "classic") rules.push(gettext("Classic"));
+  return [
+    fmt(gettext("Canfield Online · practice · %(rules)s"), { rules: rules.join(" · ") }),
+    [TEXT.shareOutcome(game), TEXT.shareActions(game.actions), formatDuration(elapsed(game))].join(" · "),
+    game.code ? fmt(gettext("Game code: %(code)s"), { code: game.code }) : null,
+    `${location.origin}/`,
+  ].filter(Boolean).join("\n");
+}
+
+/** Copies a practice win's share text; says so in `messageEl`. */
+export async function sharePractice(game, messageEl) {
+  const ok = await copyText(practiceShareText(game));
+  messageEl.textContent = ok ? TEXT.copied : TEXT.copyFailed;
+}
+
 function drawLines() {
   const { game, rank, count, par, streak } = current;
   card.querySelector("[data-result-place]").textContent = TEXT.place(game, rank, count);

@@ -179,6 +179,13 @@ export function resultLabel(result) {
   return RESULT_LABELS[result] || result || "";
 }
 
+/** How a list names a game of its rows (`result`, and `actions` logged): a game in progress that
+ * has no action yet — opened, never played — is "Not started", not "In progress". */
+export function gameResultLabel(game) {
+  if (game.result === "in_progress" && game.actions === 0) return pgettext("game result", "Not started");
+  return resultLabel(game.result);
+}
+
 /** A local path to return to after logging in, never another site. */
 export function safeNext(value, fallback = "/") {
   if (typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\")) return value;
@@ -245,4 +252,36 @@ export function showError(container, err) {
       needsLogin ? h("p", {}, h("a.button.primary", { href: loginUrl() }, gettext("Log in")), " ", h("a.button", { href: "/signup/" }, gettext("Sign up"))) : null,
     ),
   );
+}
+
+/**
+ * A question in the site's own dialog (a modal <dialog>, labelled by its heading): `text` goes in
+ * its `[data-ask-text]`, and the answer is true when it is closed by its `value="yes"` button,
+ * false by any other (or Escape). The focus starts on the element with `autofocus` (the safe
+ * answer), stays in the dialog while it is open (Tab and Shift+Tab go round its buttons), and goes
+ * back where it was when it closes.
+ */
+export function ask(dialog, text) {
+  const before = document.activeElement;
+  dialog.querySelector("[data-ask-text]").textContent = text;
+  dialog.returnValue = "";
+  if (!dialog.dataset.askBound) {
+    dialog.dataset.askBound = "1";
+    dialog.addEventListener("keydown", (e) => {
+      if (e.key !== "Tab") return;
+      const stops = [...dialog.querySelectorAll("button, a[href], input, select, textarea")].filter((el) => !el.disabled && !el.hidden);
+      if (!stops.length) return;
+      const at = stops.indexOf(document.activeElement);
+      const next = e.shiftKey ? (at <= 0 ? stops.length - 1 : at - 1) : (at + 1) % stops.length;
+      e.preventDefault();
+      stops[next].focus();
+    });
+  }
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      if (before?.isConnected && typeof before.focus === "function") before.focus();
+      resolve(dialog.returnValue === "yes");
+    }, { once: true });
+  });
 }

@@ -1,0 +1,327 @@
+"""The clairvoyance test calibrated on simulations: ``python benchmarks/clairvoyance.py``.
+
+``--deals`` days from ``--first-day`` are dealt as the service deals its dailies
+(``games.engine.certify.certify`` under a benchmark secret, each day in its weekday's band of
+``DAILY_DIFFICULTY_WEEK``; ``--positions`` and ``--shorten`` bound the certification, the
+settings' ``DAILY_DEAL_POSITIONS`` and ``DAILY_DEAL_SHORTEN_POSITIONS`` by default), par being
+the certified line's length. On each deal:
+
+- **honest players**: ``--games`` games by each level of simulated player
+  (``games.engine.players``: they see only what a person sees), with seeds of their own; every
+  win is judged (``games.engine.clairvoyance.judge``, the service's budget:
+  ``leaderboard.review.JUDGE_BUDGET`` is ``Budget()``);
+- **clairvoyant players**: the certified line — a solver's line for the full deck — played as
+  it is; padded with undo pairs (a move and its undo) and detours (a card moved between columns
+  and back) to +15 % and +40 % of its length, at random places; and played after showing itself
+  the stock (drawing through it and undoing every draw: the legitimate way to see the stock's
+  cards before the line). Each is judged alike. Timing plays no part in the test, so none is
+  simulated.
+
+The honest model's temperature and habit weight are then fitted by maximum likelihood to the
+honest winners' choices at their forks (:func:`fit`; the evidence of every attempt is computed
+again with them from the stored shares and habits, ``clairvoyance.fork_evidence``, no search
+needed), and the flag's threshold chosen (:func:`threshold`): at least ``log 1000`` — where the
+martingale bound ``e^-t`` is 1 in 1,000 — and at least half again the highest honest win's
+evidence (with 1,000 honest wins or more: the highest but one in 1,000), rounded up to a half.
+The detection rate against each kind of cheater is printed at that threshold. ``--write-docs``
+puts the figures in their section of docs/fair-play.md. ``--quick`` is a smoke run (2 deals, 1
+game a level). The machine is shared: the load average is printed with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import multiprocessing
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from common import ROOT, machine, replace_section
+
+from canfield_site import settings
+from games.engine import UNDO, Action, Canfield
+from games.engine.actions import COLUMNS
+from games.engine.certify import certify
+from games.engine.clairvoyance import Budget, Judgement, fork_evidence, honest_chances, judge
+from games.engine.difficulty import Band
+from games.engine.players import LEVELS, play
+
+DOCS = ROOT / "docs" / "fair-play.md"
+HEADING = "The figures"
+SECRET = "the benchmark secret of the clairvoyance test"
+#: The cheaters: how much each pads the certified line, and whether it first shows itself the
+#: stock.
+CHEATERS: dict[str, tuple[float, bool]] = {
+    "line as it is (+0 %)": (0.0, False),
+    "padded +15 %": (0.15, False),
+    "padded +40 %": (0.40, False),
+    "stock shown first, then the line": (0.0, True),
+}
+#: The false-positive rate aimed at: one honest win in TARGET.
+TARGET = 1000
+#: The threshold's margin over the highest honest evidence simulated: the honest wins the
+#: simulation did not play will reach further than the ones it did.
+MARGIN = 1.5
+#: The temperatures tried. None below 0.2: a share is an estimate from four samples, whose
+#: standard error is up to 0.25, and a sharper softmax would read that noise as a preference.
+TEMPERATURES = (0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
+#: The habit weights tried. None above 3: the simulated players keep to their habits as no
+#: person does, and a model that trusts habits more would count a person's whim as evidence.
+HABITS = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+
+
+@dataclass
+class Judged:
+    kind: str
+    level: str
+    day: str
+    actions: int
+    par: int
+    #: Each fork weighed: the shares of its moves, their habits, which the true deck kept
+    #: winning, the index of the move made.
+    forks: list[tuple[list[float], list[int], list[bool], int]]
+    complete: bool
+    seconds: float
+
+    def evidence(self, model: Budget) -> float:
+        return sum(fork_evidence(*fork, model)[1] for fork in self.forks)
+
+
+def _record(
+    kind: str, level: str, day: str, par: int, tokens: list[str], found: Judgement, seconds: float
+) -> Judged:
+    forks = []
+    for fork in found.forks:
+        played = next(k for k, m in enumerate(fork.moves) if m.move == fork.played)
+        moves = fork.moves
+        forks.append(
+            ([m.share for m in moves], [m.habit for m in moves], [m.wins for m in moves], played)
+        )
+    return Judged(kind, level, day, len(tokens), par, forks, found.complete, seconds)
+
+
+def pad(code: str, line: list[str], share: float, seed: str) -> list[str]:
+    """``line`` with ``share`` of its length added as undo pairs (a move and its undo) and
+    detours that return to the same position (a card moved between columns and back), at random
+    places."""
+    rng = random.Random(seed)
+    extra = round(len(line) * share / 2)
+    places = sorted(rng.sample(range(len(line)), min(extra, len(line))))
+    out: list[str] = []
+    game = Canfield(code)
+    for k, token in enumerate(line):
+        while places and places[0] == k:
+            places.pop(0)
+            moves = [a for a in game.generate_legal() if a != UNDO and a.token() != token]
+            loop = None
+            for move in moves:
+                if not (move.kind == "move" and move.src in COLUMNS and move.dst in COLUMNS):
+                    continue
+                reverse = Action("move", move.dst, move.src, move.count)
+                trial = game.copy()
+                trial.push(move)
+                if len(game.piles[move.src]) > move.count and trial.reason(reverse) is None:
+                    loop = (move, reverse)
+                    break
+            if loop is not None and rng.random() < 0.5:
+                pair = [loop[0].token(), loop[1].token()]
+            elif moves:
+                pair = [rng.choice(moves).token(), "U"]
+            else:
+                continue
+            for extra_token in pair:
+                game.push(Action.parse(extra_token))
+            out += pair
+        game.push(Action.parse(token))
+        out.append(token)
+    return out
+
+
+def show_stock(code: str, line: list[str]) -> list[str]:
+    """``line`` after drawing through the whole stock and undoing every draw."""
+    game = Canfield(code)
+    draws = 0
+    while game.stock:
+        game.push(Action.parse("D"))
+        draws += 1
+    return ["D"] * draws + ["U"] * draws + line
+
+
+def deal_figures(args: dict[str, Any], day: dt.date) -> list[Judged]:
+    """Deal ``day``, play it honestly and clairvoyantly, and judge every win."""
+    week: tuple[Band, ...] = settings.DAILY_DIFFICULTY_WEEK
+    found = certify(
+        args["secret"].encode(),
+        day,
+        positions=args["positions"],
+        shorten_positions=args["shorten"],
+        candidates=settings.DAILY_DEAL_CANDIDATES,
+        band=week[day.weekday()],
+        games=settings.DAILY_DIFFICULTY_GAMES,
+    )
+    code, line, par = found.code, list(found.line), len(found.line)
+    budget = Budget()
+    judged: list[Judged] = []
+
+    def judge_one(kind: str, level: str, tokens: list[str]) -> None:
+        start = time.perf_counter()
+        result = judge(code, tokens, seed=f"{code}|{kind}|{level}|{len(tokens)}", budget=budget)
+        seconds = time.perf_counter() - start
+        judged.append(_record(kind, level, day.isoformat(), par, tokens, result, seconds))
+
+    for level in LEVELS:
+        for k in range(args["games"]):
+            played = play(code, level, f"{code}|{level.name}|clairvoyance|{k}")
+            if played.won:
+                judge_one("honest", level.name, list(played.tokens))
+    for kind, (share, stock) in CHEATERS.items():
+        tokens = show_stock(code, line) if stock else pad(code, line, share, f"{code}|{kind}")
+        judge_one("cheater", kind, tokens)
+    return judged
+
+
+def fit(honest: list[Judged]) -> Budget:
+    """The service's budget with the temperature and habit weight under which the honest
+    winners' choices at their forks are likeliest (the honest model's chance of each move made,
+    ``clairvoyance.honest_chances``), over :data:`TEMPERATURES` and :data:`HABITS`."""
+
+    def likelihood(pair: tuple[float, float]) -> float:
+        temperature, weight = pair
+        total = 0.0
+        for one in honest:
+            for values, habits, _wins, played in one.forks:
+                total += math.log(honest_chances(values, habits, temperature, weight)[played])
+        return total
+
+    temperature, weight = max(
+        ((t, w) for t in TEMPERATURES for w in HABITS), key=likelihood, default=(0.5, 1.0)
+    )
+    return replace(Budget(), temperature=temperature, habit=weight)
+
+
+def threshold(values: list[float]) -> tuple[float, str]:
+    """The flag's threshold for the honest wins' evidence ``values``, and what they show of it:
+    the largest of log TARGET (where the martingale bound is 1 in TARGET) and MARGIN times the
+    highest honest evidence (with TARGET values or more: the highest but one in TARGET), rounded
+    up to a half."""
+    ordered = sorted(values)
+    allowed = len(ordered) // TARGET
+    top = ordered[-allowed - 1] if ordered else 0.0
+    cut = math.ceil(max(math.log(TARGET), MARGIN * top) * 2) / 2
+    reached = sum(v >= cut for v in ordered)
+    if len(ordered) >= TARGET:
+        return cut, f"{reached} of {len(ordered)} honest wins reach it (≤ 1 in {TARGET})"
+    bound = 3 / len(ordered) if ordered else 1.0
+    return cut, (
+        f"none of the {len(ordered)} honest wins reaches it (the highest: {top:.2f}): with this "
+        f"many, a false-positive rate below {bound:.1%} at 95 % confidence (the rule of three); "
+        f"{TARGET} honest wins or more would be needed to show 1 in {TARGET} by simulation alone"
+    )
+
+
+def run(args: argparse.Namespace) -> str:
+    first = dt.date.fromisoformat(args.first_day)
+    days = [first + dt.timedelta(days=k) for k in range(args.deals)]
+    options = {
+        "secret": args.secret,
+        "games": args.games,
+        "positions": args.positions,
+        "shorten": args.shorten,
+    }
+    context = multiprocessing.get_context("spawn")
+    start = time.perf_counter()
+    with ProcessPoolExecutor(args.jobs, mp_context=context) as executor:
+        results = [
+            j for day in executor.map(deal_figures, [options] * len(days), days) for j in day
+        ]
+    wall = time.perf_counter() - start
+    honest = [j for j in results if j.kind == "honest"]
+    cheaters = [j for j in results if j.kind == "cheater"]
+    model = fit(honest)
+    values = [j.evidence(model) for j in honest]
+    cut, shown = threshold(values)
+    pars = sorted(j.par for j in results)
+    seconds = [j.seconds for j in results]
+    lines = [
+        f"{len(days)} days from {first} dealt as the service deals them (pars "
+        f"{pars[0]}–{pars[-1]}), {args.games} games per level and day; {len(honest)} honest wins "
+        f"and {len(cheaters)} clairvoyant lines judged with the service's budget ({Budget()}); "
+        f"{wall:.0f} s on {args.jobs} processes (judging: median "
+        f"{statistics.median(seconds):.1f} s, max {max(seconds):.1f} s an attempt; "
+        f"{sum(not j.complete for j in results)} judgements cut short by the position budget).",
+        "",
+        f"Fitted honest model: temperature **{model.temperature:g}**, habit weight "
+        f"**{model.habit:g}** (maximum likelihood of the honest winners' choices at their "
+        f"{sum(len(j.forks) for j in honest)} forks, over temperatures "
+        + ", ".join(f"{t:g}" for t in TEMPERATURES)
+        + " and habit weights "
+        + ", ".join(f"{w:g}" for w in HABITS)
+        + ").",
+        "",
+        "| player | attempts | forks (median) | evidence: median | p99 | max "
+        f"| at or above {cut:g} |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def row(name: str, group: list[Judged]) -> str:
+        if not group:
+            return f"| {name} | 0 | – | – | – | – | – |"
+        found = [j.evidence(model) for j in group]
+        ordered = sorted(found)
+        p99 = ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
+        flagged = sum(v >= cut for v in found)
+        return (
+            f"| {name} | {len(group)} | {statistics.median(len(j.forks) for j in group):g} "
+            f"| {statistics.median(found):.2f} | {p99:.2f} | {max(found):.2f} "
+            f"| {flagged} ({flagged / len(group):.0%}) |"
+        )
+
+    for level in LEVELS:
+        lines.append(row(f"honest {level.name} wins", [j for j in honest if j.level == level.name]))
+    lines.append(row("all honest wins", honest))
+    for kind in CHEATERS:
+        lines.append(row(f"clairvoyant: {kind}", [j for j in cheaters if j.level == kind]))
+    lines += [
+        "",
+        f"Threshold: **{cut:g}** — {shown}. The martingale bound at it: e^-{cut:g} = "
+        f"{math.exp(-cut):.2g}.",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=12)
+    parser.add_argument("--first-day", default="2030-01-07")
+    parser.add_argument("--games", type=int, default=3, help="games per level and deal")
+    parser.add_argument("--jobs", type=int, default=2, help="processes")
+    parser.add_argument("--positions", type=int, default=settings.DAILY_DEAL_POSITIONS)
+    parser.add_argument("--shorten", type=int, default=settings.DAILY_DEAL_SHORTEN_POSITIONS)
+    parser.add_argument("--secret", default=SECRET)
+    parser.add_argument("--quick", action="store_true", help="2 deals, 1 game a level")
+    parser.add_argument("--write-docs", action="store_true")
+    args = parser.parse_args()
+    if args.quick:
+        args.deals, args.games = 2, 1
+    host = machine(arch=True)
+    figures = run(args)
+    command = (
+        f"`.venv/bin/python benchmarks/clairvoyance.py --deals {args.deals} --first-day "
+        f"{args.first_day} --games {args.games} --jobs {args.jobs} --positions "
+        f"{args.positions} --shorten {args.shorten}`"
+    )
+    section = f"## {HEADING}\n\n{command} ({host})\n\n{figures}\n"
+    print(section)
+    if args.write_docs:
+        text = DOCS.read_text() if DOCS.exists() else ""
+        Path(DOCS).write_text(replace_section(text, HEADING, section))
+
+
+if __name__ == "__main__":
+    main()

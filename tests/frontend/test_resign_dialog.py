@@ -1,0 +1,57 @@
+"""Resign asks in the site's own dialog, not the browser's confirm box: a modal labelled by its
+heading, the question read with it, the focus on the safe answer and kept inside while it is open
+(Tab and Shift+Tab go round its buttons), Escape closes it changing nothing — all by keyboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from .helpers import WORKED_EXAMPLE, play_line
+
+
+def test_resign_asks_in_the_sites_own_dialog_by_keyboard(new_player: Any) -> None:
+    alice = new_player()
+    game_id = play_line(alice, WORKED_EXAMPLE, ["R-T2"])
+    page = alice.goto(f"/games/{game_id}/")
+    page.wait_for_selector(".pile.stock")
+    browser_boxes: list[str] = []
+
+    def browser_box(box: Any) -> None:
+        browser_boxes.append(box.message)
+        box.dismiss()
+
+    page.on("dialog", browser_box)
+
+    resign = page.locator("[data-resign]")
+    resign.focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog", name="Resign")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_have_accessible_description("Resign this game?")
+    keep = dialog.get_by_role("button", name="Keep playing")
+    confirm = dialog.get_by_role("button", name="Resign")
+    expect(keep).to_be_focused()  # (the safe answer first)
+    page.keyboard.press("Tab")
+    expect(confirm).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(keep).to_be_focused()  # round again: the focus stays in the dialog
+    page.keyboard.press("Shift+Tab")
+    expect(confirm).to_be_focused()
+
+    page.keyboard.press("Escape")  # closes, nothing changes
+    expect(dialog).to_be_hidden()
+    expect(resign).to_be_focused()
+    assert alice.api("GET", f"/api/games/{game_id}/")["status"] == "in_progress"
+
+    page.keyboard.press("Enter")
+    expect(keep).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(confirm).to_be_focused()
+    page.keyboard.press("Enter")  # Resign
+    expect(dialog).to_be_hidden()
+    expect(page.locator("[data-status]")).to_have_text("Resigned", timeout=10_000)
+    assert alice.api("GET", f"/api/games/{game_id}/")["status"] == "resigned"
+    assert browser_boxes == []  # never the browser's confirm box
+    assert alice.errors == []
