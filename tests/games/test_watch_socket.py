@@ -48,8 +48,12 @@ TO_A_VISITOR = (
 
 
 @pytest.fixture(autouse=True)
-def _committed(transactional_db: None) -> None:
-    """The consumer's database work runs in a thread of its own: committed data."""
+def _committed(transactional_db: None, settings: Any) -> None:
+    """The consumer's database work runs in a thread of its own: committed data. Each test runs
+    on an event loop of its own, and gets a channel layer of its own (Channels makes its layers
+    again when CHANNEL_LAYERS is set): a layer keeps what it locked on the loop it first served,
+    and an earlier test's loop is gone."""
+    settings.CHANNEL_LAYERS = {**settings.CHANNEL_LAYERS}
 
 
 async def watch(game_id: int, user: User | None = None) -> WebsocketCommunicator:

@@ -28,6 +28,8 @@ from tests.support import Daphne, django_env, get_json, migrate, post_json
 PASSWORD = "felt-green-canfield-42"
 #: A deal the solver proves lost at once: a hint that starts the pool and ends in a moment.
 LOST = "CF1-D3-QJQSXIA"
+#: Another, for a test on the same database as the one that proved LOST.
+ANOTHER_LOST = "CF1-D3-ANOKQUA"
 #: A deal the solver cannot tell in seconds: a hint that searches for its whole budget.
 HARD = "CF1-D3-OMQHOSD"
 #: Seconds ``docker stop`` waits after SIGTERM before it kills the process.
@@ -102,11 +104,12 @@ def hint_on(url: str, token: str, code: str) -> tuple[int, Any]:
     return get_json(f"{url}/api/games/{game['id']}/hint/", token)
 
 
-def pool_started(daphne: Daphne, token: str) -> set[int]:
-    """Start the process's solver pool with a hint: its children (the pool's worker, and
-    multiprocessing's resource tracker)."""
+def pool_started(daphne: Daphne, token: str, code: str = LOST) -> set[int]:
+    """Start the process's solver pool with a hint on the deal ``code``, lost from its start (a
+    deal no search has proved yet: a position any game's search proved is a lookup, which starts
+    no pool): its children (the pool's worker, and multiprocessing's resource tracker)."""
     lost = {"outcome": "no_win", "action": None, "remaining": None, "proved": True, "undo": None}
-    assert hint_on(daphne.url, token, LOST) == (200, lost)
+    assert hint_on(daphne.url, token, code) == (200, lost)
     assert daphne.process is not None
     started = children(daphne.process.pid)
     commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started]
@@ -168,7 +171,7 @@ def failures(log: str) -> list[str]:
 def test_a_daphne_killed_with_kill_9_leaves_no_solver_worker_behind(env, tmp_path):
     with Daphne(env, tmp_path / "daphne.log") as daphne:
         assert daphne.process is not None
-        workers = pool_started(daphne, player(daphne.url))
+        workers = pool_started(daphne, player(daphne.url), ANOTHER_LOST)
 
         daphne.process.kill()
         daphne.process.wait(timeout=10)
