@@ -26,7 +26,7 @@ weight in the attempt's *suspicion* (:data:`WEIGHTS`; the day is ordered by it, 
   (docs/performance.md, "Near par": benchmarks/par_margin.py);
 - ``clairvoyant`` (40): the clairvoyance test's evidence at :data:`CLAIRVOYANT` or more — a
   level that the simulated honest winners stayed below (docs/fair-play.md). Padding the line
-  with undone actions or detours, or playing it slowly, changes nothing of it;
+  with undone actions or detours changes next to nothing of it, playing it slowly nothing;
 - ``scout`` (15): an attempt that showed its player most of the deck — :data:`SCOUT_SEEN` cards
   or more, undone actions' included — without trying to win, whatever its number of actions: not
   won, then resigned or left (closed at the day's end, or no action for :data:`SCOUT_IDLE`),
@@ -105,8 +105,11 @@ TOP: Final = 10
 SIGNUP_WINDOW: Final = dt.timedelta(minutes=15)
 FIRST_DAY: Final = dt.timedelta(days=1)
 #: The clairvoyance test's evidence (a natural log of the likelihood ratio) from which an attempt
-#: is flagged ``clairvoyant``: benchmarks/clairvoyance.py, docs/fair-play.md.
-CLAIRVOYANT: Final = 12.0
+#: is flagged ``clairvoyant``. From benchmarks/clairvoyance.py (docs/fair-play.md, "The figures"):
+#: half again the highest of 36 simulated honest wins (8.24), where the martingale bound is
+#: e^-12.5 (1 in 270,000); 7 of the 8 clairvoyant lines of each kind (+0 %, +15 %, +40 %, the
+#: stock shown first) reach it.
+CLAIRVOYANT: Final = 12.5
 #: The version of the judgement: raise it when the test changes what it finds; a judgement of
 #: another version is made again.
 JUDGE_VERSION: Final = 1
