@@ -10,7 +10,7 @@ import asyncio
 import datetime as dt
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -48,12 +48,17 @@ TO_A_VISITOR = (
 
 
 @pytest.fixture(autouse=True)
-def _committed(transactional_db: None, settings: Any) -> None:
+def _committed(transactional_db: None, settings: Any) -> Iterator[None]:
     """The consumer's database work runs in a thread of its own: committed data. Each test runs
     on an event loop of its own, and gets a channel layer of its own (Channels makes its layers
     again when CHANNEL_LAYERS is set): a layer keeps what it locked on the loop it first served,
     and an earlier test's loop is gone."""
     settings.CHANNEL_LAYERS = {**settings.CHANNEL_LAYERS}
+    yield
+    # This process's spectators of the test's games counted out: a later test's game may get the
+    # same id (SQLite reuses them), and a socket the test left open is never counted out.
+    for game_id in Game.objects.values_list("pk", flat=True):
+        watch_counts.change(game_id, count=0)
 
 
 async def watch(game_id: int, user: User | None = None) -> WebsocketCommunicator:
