@@ -146,7 +146,7 @@ class Spectator(Protocol):
 
     async def still_admitted(self) -> bool: ...
 
-    async def send_count(self, text: str) -> None: ...
+    async def send_count(self, total: int, text: str) -> None: ...
 
     async def pause(self) -> None: ...
 
@@ -421,7 +421,7 @@ class Hub:
         text = _json({"type": "watching", "watching": total})
         for n, spectator in enumerate(list(self.sockets.get(game_id, ())), start=1):
             try:
-                await spectator.send_count(text)
+                await spectator.send_count(total, text)
             except Exception:
                 log.debug("watch: a count was not delivered", exc_info=True)
             if n % YIELD_EVERY == 0:

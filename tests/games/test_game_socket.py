@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import functools
 import http.cookies
 import json
 import random
 import secrets
 import threading
 import urllib.request
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import websocket
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 from knox.crypto import hash_token  # type: ignore[import-untyped,unused-ignore]
@@ -37,6 +36,7 @@ from games.models import Game, LoggedAction
 from tests.conftest import SessionClient, token_client, token_of
 from tests.games.helpers import CODE, WORKED_EXAMPLE, expected_game, winning_line
 from tests.games.test_hidden_cards import assert_hides, random_request
+from tests.leaderboard.live import run
 from tests.site.sockets import RawWebsocket
 from tests.support import (
     Daphne,
@@ -67,14 +67,6 @@ def _threads_stopped() -> Iterator[None]:
     before its test database is dropped."""
     yield
     consumers.stop_threads()
-
-
-def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    @functools.wraps(test)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        async_to_sync(test)(*args, **kwargs)
-
-    return wrapper
 
 
 def session_cookie(user: Any) -> bytes:

@@ -21,6 +21,8 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import override_settings
 
 from canfield_site.asgi import application
 
@@ -28,9 +30,14 @@ HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 
 
 def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """``test`` on an event loop of its own, with a channel layer of its own: Channels makes its
+    layers again when CHANNEL_LAYERS is set, and a layer keeps what it set up (its locks, its
+    Redis connections) for the loop it first served, which an earlier test's end closed."""
+
     @functools.wraps(test)
     def wrapper(*args: Any, **kwargs: Any) -> None:
-        async_to_sync(test)(*args, **kwargs)
+        with override_settings(CHANNEL_LAYERS={**settings.CHANNEL_LAYERS}):
+            async_to_sync(test)(*args, **kwargs)
 
     return wrapper
 
