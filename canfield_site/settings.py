@@ -281,6 +281,8 @@ INSTALLED_APPS = [
     "leaderboard",
     "social",
     "groups",
+    "ratings",
+    "leagues",
     "frontend",
 ]
 

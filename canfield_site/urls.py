@@ -25,6 +25,8 @@ urlpatterns = [
     path("api/", include("leaderboard.urls")),
     path("api/", include("groups.api.urls")),
     path("api/", include("social.urls")),
+    path("api/", include("ratings.urls")),
+    path("api/", include("leagues.urls")),
     # The language menu's form, and the JavaScript catalog of the request's language (gettext,
     # ngettext, interpolate for the pages' modules).
     path("i18n/setlang/", set_language, name="set_language"),

@@ -28,7 +28,12 @@ from games.models import Game
 from leaderboard.standings import sets, settled
 from leaderboard.standings.board import PAGE_SIZE, ROW_FIELDS, SETTLE, Board, page
 from leaderboard.standings.order import is_ranked, ranked_filters
-from leaderboard.standings.settled import games_with_final_ranks, settle_day, settle_due
+from leaderboard.standings.settled import (
+    games_with_final_ranks,
+    percentiles,
+    settle_day,
+    settle_due,
+)
 from leaderboard.standings.sql import SqlBoard, attempts
 
 log = logging.getLogger(__name__)
@@ -45,6 +50,7 @@ __all__ = [
     "is_ranked",
     "needs_rebuild",
     "page",
+    "percentiles",
     "rank_of",
     "ranks_of",
     "ranked_filters",

@@ -17,15 +17,16 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db import connection, transaction
-from django.db.models import Count, Field, Max, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Count, F, Field, Max, Q, QuerySet, Window
+from django.db.models.functions import PercentRank, RowNumber
 from django.utils import timezone
 
 from games.clock import day_end, utc_today
 from games.models import Game
+from leaderboard import signals
 from leaderboard.models import DailyDeal, FinalRank
 from leaderboard.standings.board import ROW_FIELDS, ROW_VALUES, SETTLE, row_game
-from leaderboard.standings.order import SQL_ORDER, WON, ranked_filters
+from leaderboard.standings.order import PARTS, SQL_ORDER, WON, ranked_filters
 from leaderboard.standings.sql import attempts, ranked
 
 #: Unranked attempts' rows written per statement.
@@ -69,6 +70,9 @@ def settle_day(day: dt.date, again: bool = False, now: dt.datetime | None = None
         deal.players, deal.winners = counts["players"], counts["winners"]
         deal.settled_at = now
         deal.save(update_fields=["players", "winners", "settled_at"])
+        transaction.on_commit(
+            lambda: signals.day_settled.send(sender=DailyDeal, day=day, again=again)
+        )
     return True
 
 
@@ -88,6 +92,28 @@ def _insert_ranks(day: dt.date) -> None:
     )
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO {table} ({columns}) {select}", params)
+
+
+#: The parts of the standing key that make an attempt's *result*: two attempts equal in these
+#: (won, cards home, actions, time) tie, and the parts after them (when it ended, its id) only
+#: order them on the board.
+RESULT = tuple(part for part in PARTS if part.name in {"won", "cards", "actions", "elapsed"})
+
+
+def percentiles(day: dt.date) -> QuerySet[Game]:
+    """Each ranked attempt of ``day`` as ``(game_id, owner_id, percentile)``, in board order:
+    the share of the day's other ranked attempts whose result it beats, from 1.0 for the best to
+    0.0 for the last — ``1 - percent_rank`` over the results (:data:`RESULT`), so that attempts
+    whose results tie have the same percentile, the best their places share (a day of one
+    attempt: 1.0). Read from SQL as the board stands at the day's end (a disqualified attempt is
+    not ranked); one statement, streamed by whoever iterates it."""
+    order = [f"{'-' if part.descending else ''}{part.sql}" for part in RESULT]
+    return (
+        ranked(day, day_end(day))
+        .annotate(percentile=1.0 - Window(PercentRank(), order_by=order))
+        .order_by(*SQL_ORDER)
+        .values_list("id", "owner_id", F("percentile"))
+    )
 
 
 def due_days(now: dt.datetime | None = None) -> list[dt.date]:

@@ -7,11 +7,12 @@ import datetime as dt
 import io
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from games import services as games
 from games.models import Game
-from leaderboard import standings
+from leaderboard import signals, standings
 from leaderboard.models import DailyDeal, FinalRank
 from leaderboard.standings import settled, sql
 from tests.leaderboard.helpers import OPENING, WON, attempt, player
@@ -128,3 +129,44 @@ def test_it_settles_every_day_due_oldest_first(clock):
     ]
     # The days after them, dealt ahead, are not over.
     assert DailyDeal.objects.filter(settled_at__isnull=True, date__lt="2030-06-18").count() == 0
+
+
+def test_a_settled_days_percentiles_share_a_tied_result_and_leave_the_unranked_out(clock):
+    """1.0 for the best, 0.0 for the last, the share of the others each beats: two attempts with
+    the same result (cards, actions, time) have the same, whatever order the board gives them."""
+    attempt(player("won"), WON, clock, step=0.1)
+    for name in ("tie-a", "tie-b"):
+        game = attempt(player(name), OPENING, clock, step=1)
+        games.resign(game, game.owner)
+    slow = attempt(player("slow"), OPENING, clock, step=20)
+    games.resign(slow, slow.owner)
+    attempt(player("never"))
+    owners = {u.pk: u.username for u in User.objects.all()}
+
+    found = [(owners[owner], p) for _, owner, p in settled.percentiles(DAY)]
+
+    assert [name for name, _ in found][0] == "won"
+    assert dict(found) == pytest.approx({"won": 1.0, "tie-a": 2 / 3, "tie-b": 2 / 3, "slow": 0.0})
+
+
+def test_a_day_settled_is_announced_once_it_committed_and_again_when_settled_afresh(
+    day, django_capture_on_commit_callbacks
+):
+    heard: list[tuple[dt.date, bool]] = []
+
+    def listen(sender, day, again, **kwargs):
+        heard.append((day, again))
+
+    signals.day_settled.connect(listen)
+    try:
+        day.set(DUE)
+        with django_capture_on_commit_callbacks(execute=True):
+            settle()
+            assert heard == []  # (not before the ranks are committed)
+        assert heard == [(DAY, False)]
+        with django_capture_on_commit_callbacks(execute=True):
+            settle("--day", "2030-06-15", "--again")
+    finally:
+        signals.day_settled.disconnect(listen)
+
+    assert heard == [(DAY, False), (DAY, True)]

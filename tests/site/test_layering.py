@@ -3,8 +3,8 @@
 - ``games.engine``: the rules, the solver; the standard library alone;
 - ``core``: what the apps stand on (accounts, limits, API errors, bounded Redis, the task tier);
   it imports none of the apps nor the wiring;
-- ``games`` ← ``leaderboard`` ← ``social`` (follows) ← ``groups`` ← ``frontend``: the apps, each
-  importing only those below it;
+- ``games`` ← ``leaderboard`` ← ``social`` (follows) ← ``groups`` ← ``ratings`` ← ``leagues`` ←
+  ``frontend``: the apps, each importing only those below it;
 - ``canfield_site``: the wiring (settings, URLs, the ASGI application), which names them all.
 
 The HTTP layer (DRF, drf-spectacular and the API parts of ``core``) is imported only by the apps'
@@ -22,12 +22,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOORS = (
-    "games.engine", "core", "games", "leaderboard", "social", "groups", "frontend", "canfield_site",
+    "games.engine", "core", "games", "leaderboard", "social", "groups", "ratings", "leagues",
+    "frontend", "canfield_site",
 )  # fmt: skip
 HTTP = ("rest_framework", "drf_spectacular", "core.schema", "core.api_errors", "core.strict")
 #: The packages of the project (the floors' tops that exist).
 APPS = tuple(
-    top for top in ("games", "core", "leaderboard", "social", "groups", "frontend", "canfield_site")
+    top
+    for top in (
+        "games", "core", "leaderboard", "social", "groups", "ratings", "leagues", "frontend",
+        "canfield_site",
+    )
     if (ROOT / top).is_dir()
 )  # fmt: skip
 #: The parts of ``core`` that every floor may use: the standard library alone (tested below).

@@ -1,0 +1,7 @@
+"""The ratings endpoints, included by canfield_site.urls under /api/."""
+
+from django.urls import URLPattern, path  # noqa: F401
+
+app_name = "ratings"
+
+urlpatterns: list[URLPattern] = []
