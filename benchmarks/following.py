@@ -117,6 +117,14 @@ def worker(args: argparse.Namespace) -> None:
     def one_by_one(board: sets.RedisBoard, games: list[Game]) -> dict[int, int | None]:
         return {game.pk: board.rank_of(game) for game in games}
 
+    if args.profile:  # where the view's time goes, to stderr
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: [services.following_board(today, viewer) for _ in range(20)])
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+
     results: dict[str, tuple[float, float]] = {}
     baseline: dict[str, tuple[float, float]] = {}
     view = "the Following view (following_board)"
@@ -182,6 +190,7 @@ def main() -> int:
     parser.add_argument("--postgres-url", default=POSTGRES_URL)
     parser.add_argument("--redis-url", default="", help="default: a private redis-server")
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="the view's profile, to stderr")
     args = parser.parse_args()
     if args.worker == "_run":
         worker(args)
@@ -196,14 +205,15 @@ def main() -> int:
         print(f"  seeding {args.attempts:,} attempts ...", file=sys.stderr)
         out = subprocess.run(
             [PYTHON, __file__, "_run", "--attempts", str(args.attempts)]
-            + ["--follows", str(args.follows), "--repeat", str(args.repeat)],
+            + ["--follows", str(args.follows), "--repeat", str(args.repeat)]
+            + (["--profile"] if args.profile else []),
             cwd=ROOT,
             env=django_env(url, args.redis_url or redis.url),
             capture_output=True,
             text=True,
             timeout=3600,
         )
-    if out.returncode != 0:
+    if out.returncode != 0 or args.profile:
         print(out.stderr, file=sys.stderr)
         return out.returncode
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
