@@ -24,3 +24,6 @@ class LeaderboardConfig(AppConfig):
         board_signals.board_changed.connect(
             receivers.board_changed, dispatch_uid="leaderboard.board_changed"
         )
+        board_signals.day_settled.connect(
+            receivers.day_settled, dispatch_uid="leaderboard.day_settled"
+        )

@@ -253,3 +253,109 @@ class FairPlayDecision(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.game_id} {self.get_action_display()} by {self.staff}: {self.reason}"
+
+
+class PeriodStanding(models.Model):
+    """A player's standing over a period — an ISO week, a calendar month or all time — added up
+    from the settled days' ranked attempts (``leaderboard.periods``): days played, wins, the sum
+    of the day's percentiles (in millionths, so that sums are exact and a rebuild gives the same
+    rows), their average, and the streaks of consecutive UTC days played within the period.
+
+    Precomputed by the worker tier as each day is settled, so that a table is read as a range of
+    the index ``leaderboard_standing_table`` (period, start, listed, then the table's order),
+    never aggregated per request. ``listed``: played at least the period's minimum of days
+    (``periods.MINIMUM_DAYS``). ``run`` is the run of consecutive days ending on ``run_end``, the
+    last day added, from which the next day's run continues."""
+
+    class Period(models.TextChoices):
+        WEEK = "week", "week"
+        MONTH = "month", "month"
+        ALL = "all", "all time"
+
+    period = models.CharField(max_length=5, choices=Period.choices)
+    start = models.DateField(help_text="The first day: an ISO Monday, a 1st, or the all-time start")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=150, help_text="The player's username (the last tie-break)")
+    days = models.PositiveIntegerField(default=0, help_text="Days with a ranked attempt")
+    wins = models.PositiveIntegerField(default=0)
+    percentile_sum = models.PositiveBigIntegerField(
+        default=0, help_text="Sum of the percentiles, in millionths (1,000,000: the best)"
+    )
+    average = models.FloatField(
+        default=0.0, help_text="percentile_sum / days: the average percentile, in millionths"
+    )
+    longest_streak = models.PositiveIntegerField(default=0)
+    run = models.PositiveIntegerField(default=0, help_text="Consecutive days ending on run_end")
+    run_end = models.DateField(null=True, blank=True, help_text="The last day played")
+    listed = models.BooleanField(default=False, help_text="days >= the period's minimum")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["period", "start", "user"], name="leaderboard_standing_player"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["period", "start", "listed", "-average", "-days", "-wins", "name"],
+                name="leaderboard_standing_table",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.period} of {self.start.isoformat()}, {self.days} day(s)"
+
+
+class PeriodTable(models.Model):
+    """A period's table as a whole: how many players it has and how many are listed, written
+    with its rows, so that a page of the table counts nothing when it is read."""
+
+    period = models.CharField(max_length=5, choices=PeriodStanding.Period.choices)
+    start = models.DateField()
+    players = models.PositiveIntegerField(default=0)
+    listed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["period", "start"], name="leaderboard_period_table")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.period} of {self.start.isoformat()}: {self.listed} listed"
+
+
+class StandingsDay(models.Model):
+    """A settled day added to the standings over time: claimed in the transaction that adds it,
+    so that each day is added once however many workers try."""
+
+    day = models.DateField(primary_key=True)
+    counted_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"Standings of {self.day.isoformat()} counted"
+
+
+class Milestone(models.Model):
+    """A milestone a player earned, once, with the day earned (``leaderboard.milestones``)."""
+
+    class Kind(models.TextChoices):
+        FIRST_WIN = "first_win", "first win"
+        STREAK_7 = "streak_7", "7 days in a row"
+        STREAK_30 = "streak_30", "30 days in a row"
+        STREAK_100 = "streak_100", "100 days in a row"
+        PROMOTION = "promotion", "promotion"
+        TOP_TIER = "top_tier", "top tier"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="milestones"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    day = models.DateField(help_text="The UTC day it was earned")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="leaderboard_milestone_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind} on {self.day.isoformat()}"

@@ -165,8 +165,21 @@ class FollowCounts(TypedDict):
     ]
 
 
+class PlayerRating(TypedDict):
+    """A player's skill rating (computed by the ratings app, which answers the leaderboard
+    through ``services.answer_rating``; docs/ratings.md)."""
+
+    number: Annotated[
+        int, "The conservative rating shown: 1000 + 40 × (mu − 3 sigma); 1000 for a new player."
+    ]
+    uncertainty: Annotated[int, "The rating's uncertainty (one standard deviation, 40 × sigma)."]
+    days: Annotated[int, "Settled days that rated the player."]
+    provisional: Annotated[bool, "Fewer than 5 days rated: not on the rating board yet."]
+
+
 class PlayerPage(FollowCounts):
     player: str
+    rating: Annotated[PlayerRating | None, "The player's rating; null if never rated."]
     stats: Annotated[PlayerStats, "Over the player's daily attempts only."]
     practice: Annotated[PracticeStats, "Over the player's practice games."]
     count: Annotated[int, "Daily attempts in the history."]

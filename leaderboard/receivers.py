@@ -4,7 +4,8 @@ again later: ``broadcast.record_later``) and makes its day's live board dirty; a
 has ended is handed to the worker tier to be judged for fair play (``tasks.judge_attempt``).
 
 Connected in ``LeaderboardConfig.ready()``; ``games`` never imports the leaderboard. It listens
-to the leaderboard's own ``board_changed`` too (``leaderboard.signals``).
+to the leaderboard's own ``board_changed`` and ``day_settled`` too (``leaderboard.signals``): a
+settled day is added to the standings over time by the worker tier (``tasks.count_standings``).
 
 The signal comes after the game's change has committed, so nothing here may fail the request
 that made it: when Redis (the shared cache that coalesces the broadcasts) cannot be reached, the
@@ -52,3 +53,15 @@ def standing_changed(sender: Any, game: Game, **kwargs: Any) -> None:
 def board_changed(sender: Any, day: dt.date, **kwargs: Any) -> None:
     """``day``'s board changed (``leaderboard.signals.board_changed``): its watchers are sent it."""
     broadcast.mark_dirty(day)
+
+
+def day_settled(sender: Any, day: dt.date, again: bool = False, **kwargs: Any) -> None:
+    """``day`` was settled (``leaderboard.signals.day_settled``, after the commit): the worker
+    tier adds it to the standings over time (``tasks.count_standings``). Never fails the
+    settling: a task that cannot be enqueued is left to the periodic sweep
+    (``tasks.count_settled_days``; a day settled again then waits for ``manage.py
+    rebuild_standings``)."""
+    try:
+        tasks.count_standings.enqueue(day.isoformat(), again)
+    except Exception:
+        log.exception("standings: %s is left to the sweep", day)

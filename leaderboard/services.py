@@ -42,6 +42,7 @@ from leaderboard.payloads import (
     DayRow,
     FollowCounts,
     PlayerPage,
+    PlayerRating,
     PlayerStats,
     PracticeStats,
     TodayDict,
@@ -346,6 +347,28 @@ def answer_follows(followed: Followed, counts: CountFollows) -> None:
     _follows.followed, _follows.counts = followed, counts
 
 
+# --- ratings ----------------------------------------------------------------------------------
+
+#: A player's rating (``payloads.PlayerRating``), or ``None`` if never rated.
+RateOf: TypeAlias = Callable[[User], PlayerRating | None]
+
+
+@dataclass
+class _Ratings:
+    rating_of: RateOf
+
+
+#: The answer about ratings. Ratings are the ratings app's, which stands above the leaderboard
+#: and registers its answer from its ``AppConfig.ready`` (:func:`answer_rating`), as the social
+#: app answers about follows: the leaderboard never imports it. Until then nobody is rated.
+_ratings = _Ratings(rating_of=lambda user: None)
+
+
+def answer_rating(rating_of: RateOf) -> None:
+    """Ask ``rating_of`` a player's rating, for their page."""
+    _ratings.rating_of = rating_of
+
+
 def following_board(
     day: dt.date, viewer: User, page: int = 1, now: dt.datetime | None = None
 ) -> AmongBoard:
@@ -494,6 +517,7 @@ def player(
     return {
         "player": user.get_username(),
         **_follows.counts(user, viewer if viewer is not None else AnonymousUser()),
+        "rating": _ratings.rating_of(user),
         "stats": _stats(played, ranks, utc_today(now)),
         "practice": practice_stats(user),
         "count": count,

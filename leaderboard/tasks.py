@@ -36,7 +36,7 @@ from django_tasks.exceptions import TaskResultDoesNotExist
 from core.worker.schedule import periodic
 from games.clock import day_end, utc_today
 from games.models import Game
-from leaderboard import deals, review, signals, standings
+from leaderboard import deals, periods, review, signals, standings
 from leaderboard.models import AttemptReview
 from leaderboard.standings import sets
 
@@ -215,3 +215,27 @@ def judge_tops() -> int:
     """Ask for the judgements of the wins and tops of today and yesterday that have none
     (:func:`sweep_judgements`); returns how many were asked for."""
     return sweep_judgements()
+
+
+# --- standings over time (leaderboard.periods) ---------------------------------------------------
+
+
+@task()
+def count_standings(day: str, again: bool = False) -> list[str]:
+    """Add settled ``day`` to the standings over time — with every settled day before it not
+    added yet, oldest first — or, ``again`` (the day was settled afresh), recompute its week,
+    its month and all time. Enqueued when a day is settled (``leaderboard.receivers``); each day
+    is added once however often it runs. Returns the days added or recomputed."""
+    date = dt.date.fromisoformat(day)
+    if again:
+        periods.recount_day(date)
+        return [day]
+    return [added.isoformat() for added in periods.count_pending(until=date)]
+
+
+@periodic(every=dt.timedelta(minutes=5))
+@task()
+def count_settled_days() -> list[str]:
+    """Add to the standings over time the settled days not added yet (a task lost on its way,
+    a deployment's first run); returns those added."""
+    return [day.isoformat() for day in periods.count_pending()]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from leaderboard.api import views, watch
+from leaderboard.api import milestones_views, standings, views, watch
 
 app_name = "leaderboard"
 
@@ -14,4 +14,10 @@ urlpatterns = [
     path("daily/<str:date>/picture/", views.PictureView.as_view(), name="picture"),
     path("players/<str:username>/", views.PlayerView.as_view(), name="player"),
     path("watch/", watch.WatchView.as_view(), name="watch"),
+    path("standings/", standings.StandingsView.as_view(), name="standings"),
+    path(
+        "players/<str:username>/milestones/",
+        milestones_views.MilestonesView.as_view(),
+        name="milestones",
+    ),
 ]

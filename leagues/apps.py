@@ -8,3 +8,10 @@ class LeaguesConfig(AppConfig):
     name = "leagues"
     verbose_name = "Leagues"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from leagues import receivers
+        from leagues.api import errors
+
+        errors.register()  # the statuses of this app's refusals
+        receivers.connect()  # a settled day is scored by the worker tier

@@ -8,3 +8,14 @@ class RatingsConfig(AppConfig):
     name = "ratings"
     verbose_name = "Ratings"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from leaderboard import services as leaderboard
+        from leaderboard import signals
+        from ratings import receivers, services
+        from ratings.api import errors
+
+        errors.register()  # the statuses of this app's refusals
+        # The leaderboard stands below this app and never imports it: it asks, this app answers.
+        leaderboard.answer_rating(services.rating_of)
+        signals.day_settled.connect(receivers.day_settled, dispatch_uid="ratings.day_settled")

@@ -100,7 +100,7 @@ def _insert_ranks(day: dt.date) -> None:
 RESULT = tuple(part for part in PARTS if part.name in {"won", "cards", "actions", "elapsed"})
 
 
-def percentiles(day: dt.date) -> QuerySet[Game]:
+def percentiles(day: dt.date) -> QuerySet[Game, tuple[int, int, float]]:
     """Each ranked attempt of ``day`` as ``(game_id, owner_id, percentile)``, in board order:
     the share of the day's other ranked attempts whose result it beats, from 1.0 for the best to
     0.0 for the last — ``1 - percent_rank`` over the results (:data:`RESULT`), so that attempts

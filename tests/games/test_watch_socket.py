@@ -29,8 +29,9 @@ from games.models import Game
 from tests.conftest import token_client, token_of
 from tests.games.helpers import CODE, WORKED_EXAMPLE
 from tests.games.test_finish import near_end_of
-from tests.games.test_game_socket import HEADERS, closed_with, run, session_cookie
+from tests.games.test_game_socket import HEADERS, closed_with, session_cookie
 from tests.games.test_hidden_cards import assert_hides, random_request
+from tests.leaderboard.live import run
 
 # What differs between the embedded default (the in-memory layer and counts) and Redis.
 pytestmark = pytest.mark.each_backend

@@ -93,8 +93,8 @@ def test_msgfmt_compiles_each_po_file_to_the_committed_catalog(
 
 #: What makemessages reads: the project's sources (not its tests, tools or installed packages).
 SOURCES = (
-    "canfield_site", "core", "games", "leaderboard", "social", "groups", "frontend", "manage.py",
-    "locale",
+    "canfield_site", "core", "games", "leaderboard", "social", "groups", "ratings", "leagues",
+    "frontend", "manage.py", "locale",
 )  # fmt: skip
 
 

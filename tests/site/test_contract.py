@@ -29,8 +29,11 @@ from tests.conftest import PASSWORD, SessionClient, _clear_cache, token_client
 from tests.games.helpers import CODE, WORKED_EXAMPLE, solver_pool
 from tests.games.test_finish import near_end_of
 from tests.groups.contract import check_groups
+from tests.leaderboard.contract_standings import check_standings
 from tests.leaderboard.helpers import CODE as LEADERBOARD_CODE
 from tests.leaderboard.helpers import store_deal
+from tests.leagues.contract import check_leagues
+from tests.ratings.contract import check_ratings
 from tests.social.contract import check_social
 from tests.support import Daphne, asgi_request, django_env
 
@@ -370,6 +373,11 @@ def test_every_endpoint_answers_each_documented_status_as_the_schema_says(
     # --- groups ----------------------------------------------------------------------------------
     check_groups(check, owner_api, other_api, api, throttle_rates)
     _clear_cache()
+
+    # --- standings over time, milestones, ratings ------------------------------------------------
+    check_standings(check, api, "owner")
+    check_ratings(check, api)
+    check_leagues(check, owner, owner_api, other_api, api)
 
     # --- what every POST may answer: 413, 415 (with a body), 403 (a session without CSRF) -------
     ids = {"id": str(game["id"]), "username": "other"}

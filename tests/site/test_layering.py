@@ -201,6 +201,8 @@ def test_the_apps_register_their_error_tables_with_the_ground():
     from games.api.errors import STATUS as GAMES
     from groups.api.errors import STATUS as GROUPS
     from leaderboard.api.errors import STATUS as LEADERBOARD
+    from leagues.api.errors import STATUS as LEAGUES
+    from ratings.api.errors import STATUS as RATINGS
     from social.api.errors import STATUS as SOCIAL
 
-    assert STATUS == {**GAMES, **LEADERBOARD, **SOCIAL, **GROUPS}
+    assert STATUS == {**GAMES, **LEADERBOARD, **SOCIAL, **GROUPS, **RATINGS, **LEAGUES}

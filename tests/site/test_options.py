@@ -16,7 +16,7 @@ def paths(owner) -> list[str]:
     """Every path of the schema, with its parameters filled in."""
     game = services.new_game(owner, code="CF1-D3-AAAAACL")
     schema = APIClient().get("/api/schema/", {"format": "json"}).json()
-    values = {"id": str(game.pk), "date": "2026-11-29", "username": "owner"}
+    values = {"id": str(game.pk), "date": "2026-11-29", "username": "owner", "week": "2026-W49"}
     return [re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path) for path in schema["paths"]]
 
 
