@@ -23,6 +23,7 @@ urlpatterns = [
     path("groups/", views.group_list, name="groups"),
     path("groups/<int:group_id>/", views.group, name="group"),
     path("groups/join/<str:invite>/", views.group_join, name="group-join"),
+    path("leagues/", views.leagues, name="leagues"),
     path("signup/", views.signup, name="signup"),
     path("login/", views.login, name="login"),
     path("logout/", views.logout, name="logout"),

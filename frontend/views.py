@@ -26,6 +26,7 @@ from games.engine import Action, Canfield
 from games.errors import GameError
 from games.models import Game
 from groups import services as groups
+from leagues.rules import week_label, week_of
 
 
 def _render(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
@@ -213,6 +214,22 @@ def group_list(request: HttpRequest) -> HttpResponse:
     """My groups, and a form to make one (groups.js). A visitor is asked to log in, a guest to
     sign up: groups are for players with an account."""
     return _render(request, "groups.html", "groups", player=_player(request) is not None)
+
+
+@ensure_csrf_cookie
+def leagues(request: HttpRequest) -> HttpResponse:
+    """My division of the week (leagues.js): its tier, number and table, today's provisional
+    points live, who moves up and down, and my last weeks (``?week=2026-W48`` shows one). A
+    visitor is asked to log in, a guest to sign up: leagues are for players with an account."""
+    today = utc_today()
+    return _render(
+        request,
+        "leagues.html",
+        "leagues",
+        player=_player(request) is not None,
+        day=today.isoformat(),
+        week=week_label(week_of(today)),
+    )
 
 
 @ensure_csrf_cookie

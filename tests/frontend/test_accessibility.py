@@ -75,6 +75,7 @@ def test_no_serious_accessibility_violations(
         "groups": ("/groups/", "[data-group-list] ul"),
         "group": (f"/groups/{club['id']}/", '[data-testid="group-week"] tbody tr'),
         "group join": (f"/groups/join/{club['invite']}/", "[data-join]"),
+        "leagues": ("/leagues/", "[data-no-division]"),
         "watch": ("/watch/", "[data-playing] table"),
         "live": (f"/games/{game_id}/replay/", '[data-live-state][data-state="live"]'),
     }

@@ -1,4 +1,4 @@
-"""The header's links, signed in, in each language: on one line beside the logo from 1200 px up;
+"""The header's links, signed in, in each language: on one line beside the logo from 1280 px up;
 folded under the Menu button below that (where they would wrap onto a second line)."""
 
 from __future__ import annotations
@@ -34,16 +34,16 @@ def test_the_signed_in_header_fits_one_line_or_folds(
     player.context.add_cookies([{"name": "django_language", "value": language, "url": player.base}])
     page.goto(f"{player.base}/leaderboard/")
     expect(page.locator("[data-nav-toggle]")).to_be_attached()
-    for width in (1200, 1280, 1440):
+    for width in (1280, 1440):
         page.set_viewport_size({"width": width, "height": 800})
         layout = page.evaluate(LAYOUT)
-        assert layout["links"] >= 7, layout  # Play … Watch, Groups, the player, Log out
+        assert layout["links"] >= 8, layout  # Play … Watch, Groups, Leagues, the player, Log out
         assert layout == {**layout, "rows": 1, "apart": True, "toggle": False}, (width, layout)
-    for width in (1199, 900):
+    for width in (1279, 900):
         page.set_viewport_size({"width": width, "height": 800})
         layout = page.evaluate(LAYOUT)
         assert layout["toggle"] and layout["links"] == 0, (width, layout)
         page.click("[data-nav-toggle]")
         opened = page.evaluate(LAYOUT)
-        assert opened["links"] >= 7, (width, opened)
+        assert opened["links"] >= 8, (width, opened)
         page.click("[data-nav-toggle]")

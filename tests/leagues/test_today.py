@@ -101,9 +101,7 @@ def test_a_week_that_is_not_this_one_has_no_today(members, clock, owner, owner_a
     assert [r["today"] for r in response.json()["rows"]] == [None, None, None]
 
 
-def test_today_is_read_in_bounded_queries(
-    members, clock, owner_api, django_assert_max_num_queries
-):
+def test_today_is_read_in_bounded_queries(members, clock, owner_api, django_assert_max_num_queries):
     owner, ann, bob = members
     for k, user in enumerate((owner, ann, bob)):
         played(clock, user, ["D"] * (k + 1), at(TUESDAY, second=k))

@@ -1,4 +1,6 @@
-// A day's leaderboard: REST for the first view and past days, the websocket for today's changes.
+// A day's leaderboard: REST for the first view and past days, the websocket for today's changes;
+// under it, the standings over the week, the month and all time, and the rating board
+// (standings.js).
 // A signed-in player may show the Following view instead (?view=following): them and the players
 // they follow, ranked among them and on the whole board, fetched again whenever the day's socket
 // reports a change (at most once a second).
@@ -6,6 +8,7 @@ import { api } from "./api.js";
 import { dayPicture, difficultyBadge } from "./chart.js";
 import { atMostEvery, LiveBoard, stamp } from "./live.js";
 import { replayOrOpens } from "./opens.js";
+import { standings } from "./standings.js";
 import { fmt, formatDay, formatDuration, formatNumber, h, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-leaderboard]");
@@ -273,3 +276,4 @@ async function start() {
   });
 }
 start();
+standings(root.querySelector("[data-standings]"), isLive ? null : day);

@@ -1,10 +1,11 @@
-// A player's page: stats over their daily deals and their history, with replays; their games
-// (playergames.js).
+// A player's page: stats over their daily deals and their history, with replays; their rating
+// with its history (ratingchart.js) and their milestones; their games (playergames.js).
 import { api } from "./api.js";
 import { daysChart } from "./chart.js";
 import { followBlock } from "./follows.js";
 import { replayOrOpens } from "./opens.js";
 import { playerGames } from "./playergames.js";
+import { provisionalText, ratingChart, ratingText } from "./ratingchart.js";
 import { fmt, formatDay, formatDuration, formatNumber, formatPercent, h, resultLabel, showError } from "./ui.js";
 
 const root = document.querySelector("[data-profile]");
@@ -88,5 +89,52 @@ async function start() {
     );
   }
 }
+/** The player's rating, from its history's answer: the number ± its uncertainty, "provisional"
+ * with why, and the chart; nothing at all for a player never rated. */
+async function showRating() {
+  const box = root.querySelector("[data-rating-box]");
+  let data;
+  try {
+    data = await api.get(`/api/players/${encodeURIComponent(name)}/ratings/`);
+  } catch {
+    return; // (the page stands without it; the stats above say what failed)
+  }
+  const rating = data.rating;
+  box.hidden = !rating;
+  if (!rating) return;
+  box.querySelector("[data-rating-number]").textContent = ratingText(rating.number, rating.uncertainty);
+  box.querySelector("[data-rating-provisional]").hidden = !rating.provisional;
+  box.querySelector("[data-rating-note]").textContent = rating.provisional
+    ? provisionalText(rating.days)
+    : fmt(ngettext(
+      "Rated on %(count)s day. A cautious number: the skill it stands for is very likely higher; ± is its uncertainty.",
+      "Rated on %(count)s days. A cautious number: the skill it stands for is very likely higher; ± is its uncertainty.",
+      rating.days,
+    ), { count: formatNumber(rating.days) });
+  const chart = ratingChart(data.points);
+  box.querySelector("[data-rating-chart]").replaceChildren(...(chart ? [chart] : []));
+}
+
+/** The milestones earned, oldest first: each title with its day, or a word on how to earn one. */
+async function showMilestones() {
+  const box = root.querySelector("[data-milestones]");
+  let data;
+  try {
+    data = await api.get(`/api/players/${encodeURIComponent(name)}/milestones/`);
+  } catch (err) {
+    showError(box, err);
+    return;
+  }
+  if (!data.milestones.length) {
+    box.replaceChildren(h("p.muted", {}, gettext("No milestones yet. A first win or 7 days in a row on the daily deal earns one.")));
+    return;
+  }
+  box.replaceChildren(h("ul.milestone-list", {}, data.milestones.map((m) => h("li", { dataset: { kind: m.kind } },
+    h("span.milestone-title", {}, m.title), " ",
+    h("time.muted", { dateTime: m.day }, formatDay(m.day))))));
+}
+
 start();
+showRating();
+showMilestones();
 playerGames(document.querySelector("[data-games-panel]"), name, mine);
