@@ -3,8 +3,7 @@
 // members, and the invite link; for the owner, a new link, renaming and removing a member.
 import { api, request } from "./api.js";
 import { replayOrOpens } from "./opens.js";
-import { atMostEvery } from "./live.js";
-import { Socket } from "./socket.js";
+import { followDay } from "./live.js";
 import { copyText, fmt, formatDuration, formatNumber, h, LANGUAGE, resultLabel, showError, toast } from "./ui.js";
 
 const root = document.querySelector("[data-group]");
@@ -16,16 +15,9 @@ const weekBox = root.querySelector("[data-week]");
 const liveState = root.querySelector("[data-live-state]");
 const inviteInput = root.querySelector("[data-invite-link]");
 
-/** The live board's changes come in bursts: the group's board and table are fetched again at
- * most this often (milliseconds). */
-const REFETCH_MS = 1000;
-/** While the live board is away, they are fetched this often. */
-const POLL_MS = 10000;
 /** The group and the week's table are fetched again at least this often while the page is open
  * and the board changes (members come and go, a day ends). */
 const FULL_MS = 60000;
-/** Close code of a live board whose updates are unavailable (docs/api.md). */
-const PAUSED = 4503;
 
 let group = null;
 
@@ -212,51 +204,9 @@ async function refetch() {
   showWeek(week);
 }
 
-/** Fetch the board and the table again: at once after a quiet second, else once the second
- * since the last fetch is over (every change meanwhile rides along). Only the latest answer shows. */
-const refetchSoon = atMostEvery(REFETCH_MS, () => refetch().catch(() => {
-  // the next change, or the poll, tries again
-}));
-
-function setState(state) {
-  liveState.dataset.state = state;
-  liveState.textContent = {
-    live: pgettext("leaderboard", "Live"),
-    connecting: gettext("Connecting…"),
-    offline: gettext("Reconnecting…"),
-    paused: gettext("Live updates paused"),
-  }[state];
-}
-
-let poll = null;
-
-function listen() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  let first = true;
-  const link = new Socket(`${scheme}://${location.host}/ws/daily/${day}/`, {
-    onOpen: () => setState("live"),
-    onMessage: (msg) => {
-      if (msg.type === "snapshot") {
-        link.steady();
-        clearInterval(poll);
-        poll = null;
-        setState("live");
-        if (first) { first = false; return; } // (the page was fetched just now)
-        refetchSoon();
-      } else if (msg.type === "update") {
-        refetchSoon();
-      }
-    },
-    onClose: ({ code, final }) => {
-      if (code !== PAUSED && !final) {
-        setState("offline");
-        return;
-      }
-      setState("paused");
-      if (poll === null) poll = setInterval(refetchSoon, POLL_MS);
-    },
-  });
-}
+/** Fetch the board and the table again: at most once a second (live.js's followDay, once the
+ * page follows the day's board). */
+let refetchSoon = () => {};
 
 async function start() {
   try {
@@ -265,6 +215,6 @@ async function start() {
     showError(rowsBody.closest(".table-wrap"), err);
     return;
   }
-  listen();
+  refetchSoon = followDay(day, refetch, liveState);
 }
 start();

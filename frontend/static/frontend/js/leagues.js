@@ -3,8 +3,7 @@
 // board reports a change, at most once a second), and the weeks I had a division before
 // (?week=2026-W48 shows one of them). Results only: the API never sends a card.
 import { api } from "./api.js";
-import { atMostEvery } from "./live.js";
-import { Socket } from "./socket.js";
+import { followDay } from "./live.js";
 import { fmt, formatDay, formatNumber, h, showError } from "./ui.js";
 
 const root = document.querySelector("[data-league]");
@@ -22,13 +21,6 @@ const asked = new URLSearchParams(location.search).get("week");
 const shownWeek = asked && WEEK.test(asked) ? asked : thisWeek;
 const current = shownWeek === thisWeek;
 
-/** The live board's changes come in bursts: the division is fetched again at most this often
- * (milliseconds). */
-const REFETCH_MS = 1000;
-/** While the live board is away, it is fetched this often. */
-const POLL_MS = 10000;
-/** Close code of a live board whose updates are unavailable (docs/api.md). */
-const PAUSED = 4503;
 
 /** How a zone reads while the week is open (where the place goes) and once it is closed (where
  * the player went); "stay" says nothing. */
@@ -165,52 +157,6 @@ async function refetch() {
   if (mine === asking) showDivision(data); // else a later answer shows
 }
 
-const refetchSoon = atMostEvery(REFETCH_MS, () => refetch().catch(() => {
-  // the next change, or the poll, tries again
-}));
-
-function setState(state) {
-  liveState.hidden = false;
-  liveState.dataset.state = state;
-  liveState.textContent = {
-    live: pgettext("leaderboard", "Live"),
-    connecting: gettext("Connecting…"),
-    offline: gettext("Reconnecting…"),
-    paused: gettext("Live updates paused"),
-  }[state];
-}
-
-let poll = null;
-
-function listen() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  let first = true;
-  setState("connecting");
-  const link = new Socket(`${scheme}://${location.host}/ws/daily/${day}/`, {
-    onOpen: () => setState("live"),
-    onMessage: (msg) => {
-      if (msg.type === "snapshot") {
-        link.steady();
-        clearInterval(poll);
-        poll = null;
-        setState("live");
-        if (first) { first = false; return; } // (the division was fetched just now)
-        refetchSoon();
-      } else if (msg.type === "update") {
-        refetchSoon();
-      }
-    },
-    onClose: ({ code, final }) => {
-      if (code !== PAUSED && !final) {
-        setState("offline");
-        return;
-      }
-      setState("paused");
-      if (poll === null) poll = setInterval(refetchSoon, POLL_MS);
-    },
-  });
-}
-
 async function start() {
   let weeks;
   try {
@@ -234,6 +180,7 @@ async function start() {
     return;
   }
   showDivision(data);
-  if (current && !data.closed) listen();
+  // (today's points move with the day's board: the division is fetched again as it changes)
+  if (current && !data.closed) followDay(day, refetch, liveState);
 }
 start();

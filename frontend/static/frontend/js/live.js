@@ -32,6 +32,64 @@ export function atMostEvery(everyMs, run) {
   };
 }
 
+/** A page following the day's board for a board of its own fetches it again at most this often
+ * (milliseconds), and this often while the day's live updates are paused. */
+const REFETCH_MS = 1000;
+const FOLLOW_POLL_MS = 10000;
+
+/**
+ * A page that shows a board of its own made of the day's (a group's, a league division's) follows
+ * the day's live board (/ws/daily/<day>/) to know when to fetch it again: `refetch` (async: it
+ * fetches and shows it; only its latest answer should show) runs at most once a second as the
+ * day's board changes (`atMostEvery`), and every ten seconds while its live updates are paused;
+ * the socket's first snapshot is skipped (the page fetched its board just before). `stateBox`
+ * says whether the page is live. Returns the throttled refetch, for the page's own reasons to
+ * fetch again.
+ */
+export function followDay(day, refetch, stateBox) {
+  const soon = atMostEvery(REFETCH_MS, () => refetch().catch(() => {
+    // the next change, or the poll, tries again
+  }));
+  const setState = (state) => {
+    stateBox.hidden = false;
+    stateBox.dataset.state = state;
+    stateBox.textContent = {
+      live: pgettext("leaderboard", "Live"),
+      connecting: gettext("Connecting…"),
+      offline: gettext("Reconnecting…"),
+      paused: gettext("Live updates paused"),
+    }[state];
+  };
+  let poll = null;
+  let first = true;
+  setState("connecting");
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const link = new Socket(`${scheme}://${location.host}/ws/daily/${day}/`, {
+    onOpen: () => setState("live"),
+    onMessage: (msg) => {
+      if (msg.type === "snapshot") {
+        link.steady();
+        clearInterval(poll);
+        poll = null;
+        setState("live");
+        if (first) { first = false; return; }
+        soon();
+      } else if (msg.type === "update") {
+        soon();
+      }
+    },
+    onClose: ({ code, final }) => {
+      if (code !== PAUSED && !final) {
+        setState("offline");
+        return;
+      }
+      setState("paused");
+      if (poll === null) poll = setInterval(soon, FOLLOW_POLL_MS);
+    },
+  });
+  return soon;
+}
+
 /**
  * The rows a watcher holds after an update (leaderboard/live/model.py is this, in Python, and
  * the tests check that both hold the same rows): the players of `left` and of `rows` leave their
