@@ -9,7 +9,7 @@ const SVG = "http://www.w3.org/2000/svg";
 let charts = 0;
 
 /** An SVG element: svg("rect.bar.won", {x: 1, ...}, child, ...). */
-function svg(tag, attrs = {}, ...children) {
+export function svg(tag, attrs = {}, ...children) {
   const [name, ...classes] = tag.split(".");
   const el = document.createElementNS(SVG, name);
   if (classes.length) el.setAttribute("class", classes.join(" "));

@@ -2,13 +2,13 @@
 // (GET /api/players/<name>/ratings/). The chart is drawn as SVG with a title and a caption that
 // say the first, latest and best numbers, and every point is in a table under "The numbers", as
 // the charts of chart.js are; colours come from classes (site.css), so the themes and the CSP hold.
+import { svg } from "./chart.js";
 import { fmt, formatDay, formatNumber, h } from "./ui.js";
 
 /** Days a rating takes before it is no longer provisional: ratings.models.PROVISIONAL_DAYS (the
  * browser test of the player page checks the two agree). */
 export const PROVISIONAL_DAYS = 5;
 
-const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 360;
 const HEIGHT = 170;
 const LEFT = 38;
@@ -16,17 +16,6 @@ const RIGHT = 10;
 const TOP = 14;
 const BOTTOM = 26;
 let charts = 0;
-
-function svg(tag, attrs = {}, ...children) {
-  const [name, ...classes] = tag.split(".");
-  const el = document.createElementNS(SVG, name);
-  if (classes.length) el.setAttribute("class", classes.join(" "));
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value !== null && value !== undefined) el.setAttribute(key, String(value));
-  }
-  for (const child of children) el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  return el;
-}
 
 /** "1130 ± 328": a rating and its uncertainty, as the page's language writes numbers. */
 export function ratingText(number, uncertainty) {
