@@ -4,7 +4,7 @@
 - ``streak_7``, ``streak_30``, ``streak_100``: 7, 30 and 100 consecutive UTC days with a ranked
   daily attempt (as ``leaderboard.services.streaks`` counts them);
 - ``promotion``, ``top_tier``: a league promotion and reaching its top tier, awarded by the
-  leagues app through :func:`award`.
+  leagues app when a week closes (:func:`award_each`).
 
 Nothing farmable earns one: each comes from ranked daily attempts (one a day) or from the
 leagues, never from practice games or a repeated action. The first four are awarded by the
@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from django.contrib.auth.models import User
+from django.db import connection
+from django.db.models import QuerySet
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -64,6 +66,22 @@ def award_many(earned: Iterable[tuple[int, str]], day: dt.date) -> None:
         [Milestone(user_id=user_id, kind=kind, day=day) for user_id, kind in earned],
         ignore_conflicts=True,
     )
+
+
+def award_each(players: QuerySet[Any, Any], kind: str, day: dt.date) -> None:
+    """Award ``kind``, earned on ``day``, to every player whose user id ``players`` (a query of
+    that one column) gives, in one ``INSERT ... SELECT``, however many they are; those who have
+    it already keep theirs. ``ValueError`` for an unknown kind."""
+    if kind not in _ORDER:
+        raise ValueError(f"unknown milestone kind {kind!r}")
+    select, params = players.query.sql_with_params()
+    table = connection.ops.quote_name(Milestone._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (user_id, kind, day) SELECT p.*, %s, %s FROM ({select}) p "
+            "WHERE TRUE ON CONFLICT DO NOTHING",
+            [kind, day, *params],
+        )
 
 
 class MilestoneDict(TypedDict):

@@ -42,11 +42,22 @@ from django.utils.translation import gettext as _
 
 from games.clock import utc_today
 from games.errors import GameError
-from leaderboard import standings
-from leaderboard.models import DailyDeal
+from leaderboard import milestones, standings
+from leaderboard.models import DailyDeal, Milestone
 from leaderboard.services import board_among
 from leaderboard.standings.settled import is_due
-from leagues.models import LOWEST, DayPoints, Division, Membership, ScoredDay, Standing, Tier, Week
+from leagues.models import (
+    HIGHEST,
+    LOWEST,
+    DayPoints,
+    Division,
+    Membership,
+    Movement,
+    ScoredDay,
+    Standing,
+    Tier,
+    Week,
+)
 from leagues.payloads import LeagueWeek, LeagueWeekSummary, Member, league_week, week_summary
 from leagues.rules import (
     DIVISION_SIZE,
@@ -345,6 +356,15 @@ def _close(week: Week) -> None:
     Standing.objects.filter(
         player_id__in=Membership.objects.filter(week=week).values("player_id")
     ).update(tier=_latest_tier(OuterRef("player_id")))
+    # The milestones the week earned, on its Sunday: a promotion, and the top tier reached.
+    sunday = week.monday + dt.timedelta(days=6)
+    closed = Membership.objects.filter(week=week).order_by()
+    milestones.award_each(
+        closed.filter(movement=Movement.UP).values("player_id"), Milestone.Kind.PROMOTION, sunday
+    )
+    milestones.award_each(
+        closed.filter(tier_after=HIGHEST).values("player_id"), Milestone.Kind.TOP_TIER, sunday
+    )
 
 
 # --- rebuilding a week --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.db import connection, connections
 
 from games.clock import day_end
+from leaderboard.models import Milestone
 from leaderboard.standings import SETTLE
 from leagues import services
 from leagues.models import DayPoints, Division, Membership, Movement, Standing, Tier, Week
@@ -107,6 +108,23 @@ def test_the_highest_tier_sends_nobody_up_and_a_week_not_over_does_not_close():
     assert found["u00"] == (1, Movement.STAY, Tier.DIAMOND)
     assert found["u29"] == (30, Movement.DOWN, Tier.RUBY)
     assert sum(1 for _p, movement, _a in found.values() if movement == Movement.DOWN) == 5
+
+
+@pytest.mark.django_db
+def test_a_closed_week_awards_its_promotions_and_the_top_tier_reached_once_on_its_sunday():
+    users = division_of_30(Tier.RUBY)  # (the five who go up reach Diamond, the top)
+    Milestone.objects.create(user=users[1], kind=Milestone.Kind.PROMOTION, day=QUIET)
+
+    assert services.close_week(QUIET, now=CLOSING)
+    services.rebuild_week(QUIET, now=CLOSING)  # (closed again: nothing awarded twice)
+
+    sunday = QUIET + dt.timedelta(days=6)
+    earned = sorted(Milestone.objects.values_list("user__username", "kind", "day"))
+    promoted = ["u00", "u01", "u02", "u03", "u05"]
+    assert earned == sorted(
+        [(name, "promotion", QUIET if name == "u01" else sunday) for name in promoted]
+        + [(name, "top_tier", sunday) for name in promoted]
+    )
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL's")
