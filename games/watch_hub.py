@@ -146,7 +146,7 @@ class Spectator(Protocol):
 
     async def still_admitted(self) -> bool: ...
 
-    async def send_count(self, total: int, text: str) -> None: ...
+    async def send_count(self, text: str) -> None: ...
 
     async def pause(self) -> None: ...
 
@@ -202,12 +202,19 @@ class Hub:
         if not count.admitted:
             return count
         self.sockets.setdefault(game_id, set()).add(spectator)
+        new = game_id not in self.joined
         try:
             await self.listen_to(game_id)
+            self.heard(game_id, count.version, count.total)
+            if new:
+                # Another process's count between this one's and its joining the game's group
+                # was announced to a group this process was not in yet: the total is read
+                # again, now that every later change reaches it.
+                again = await change_count(game_id)
+                self.heard(game_id, again.version, again.total)
         except Exception:
             await self.leave(spectator)
             raise
-        self.heard(game_id, count.version, count.total)
         self.announce_soon(game_id)
         return count
 
@@ -421,7 +428,7 @@ class Hub:
         text = _json({"type": "watching", "watching": total})
         for n, spectator in enumerate(list(self.sockets.get(game_id, ())), start=1):
             try:
-                await spectator.send_count(total, text)
+                await spectator.send_count(text)
             except Exception:
                 log.debug("watch: a count was not delivered", exc_info=True)
             if n % YIELD_EVERY == 0:

@@ -88,8 +88,6 @@ class WatchConsumer(AsyncWebsocketConsumer):
     version: Version = (-1, 0)
     #: Frames that arrived before the socket's snapshot went, to send after it.
     pending: list[tuple[Version, str, str]] | None = None
-    #: The number of spectators the socket was told last.
-    watching = -1
     last_resync = float("-inf")
     closing = False
     language = "en"
@@ -188,11 +186,14 @@ class WatchConsumer(AsyncWebsocketConsumer):
             hub.keep(self.game_id, *held)
         version, game = held
         self.version = max(self.version, version)
-        self.watching = hub.watching(self.game_id)
-        await self.send(text_data=frame_text("snapshot", version, game, watching=self.watching))
+        said = hub.watching(self.game_id)
+        await self.send(text_data=frame_text("snapshot", version, game, watching=said))
         pending, self.pending = self.pending or [], None
         for later, update, payload in pending:
             await self.deliver(later, update, payload)
+        # (a number that came while the snapshot went was not sent on its own)
+        if (now := hub.watching(self.game_id)) != said:
+            await self.send(text_data=json.dumps({"type": "watching", "watching": now}))
 
     async def deliver(self, version: Version, update: str, payload: str) -> None:
         """A frame of the game from the hub: its ``update`` when it follows what the socket was
@@ -210,8 +211,8 @@ class WatchConsumer(AsyncWebsocketConsumer):
         if follows:
             await self.send(text_data=update)
             return
-        self.watching = Hub.current().watching(self.game_id)
-        await self.send(text_data=frame_text("snapshot", version, payload, watching=self.watching))
+        watching = Hub.current().watching(self.game_id)
+        await self.send(text_data=frame_text("snapshot", version, payload, watching=watching))
 
     async def still_admitted(self) -> bool:
         """Whether the rule still lets this socket's spectator watch (asked again when the
@@ -226,11 +227,8 @@ class WatchConsumer(AsyncWebsocketConsumer):
                 return False
         return True
 
-    async def send_count(self, total: int, text: str) -> None:
-        """The game's new number of spectators, unless this socket was told it last (its
-        snapshot's number, say: the first spectator's own coming is no news to it)."""
-        if not self.closing and self.pending is None and total != self.watching:
-            self.watching = total
+    async def send_count(self, text: str) -> None:
+        if not self.closing and self.pending is None:
             await self.send(text_data=text)
 
     async def pause(self) -> None:

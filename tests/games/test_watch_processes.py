@@ -43,8 +43,9 @@ def test_a_player_on_one_process_is_watched_from_both(tmp_path: Path) -> None:
             here, there = spectator(a, game["id"]), spectator(b, game["id"])
             try:
                 snapshots = [next_of(here, "snapshot"), next_of(there, "snapshot")]
-                counts = [next_of(here, "watching")["watching"]]
-                while counts[-1] != 2:  # (until B's spectator is counted too)
+                # (the snapshot's number, then each one sent, until B's spectator counts too)
+                counts = [snapshots[0]["watching"]]
+                while counts[-1] != 2:
                     counts.append(next_of(here, "watching")["watching"])
                 answers, seen = [], []
                 for ply, token_ in enumerate(WORKED_EXAMPLE):
