@@ -43,7 +43,6 @@ import copy
 import json
 import logging
 import time
-import weakref
 from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync, sync_to_async
@@ -51,6 +50,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from core.accounts.models import practice_is_private
+from core.loops import PerLoop
 from games import payloads, watch_counts
 from games.clock import utc_today
 from games.models import Game
@@ -154,15 +154,10 @@ class Spectator(Protocol):
 class Hub:
     """This event loop's listener: the spectators of each game, one channel for all of them."""
 
-    _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
-
     @classmethod
     def current(cls) -> Hub:
-        loop = asyncio.get_running_loop()
-        hub = cls._hubs.get(loop)
-        if hub is None:
-            hub = cls._hubs[loop] = cls()
-        return hub
+        """The running event loop's hub."""
+        return _HUBS.get()
 
     def __init__(self) -> None:
         self.layer = get_channel_layer()
@@ -433,3 +428,7 @@ class Hub:
                 log.debug("watch: a count was not delivered", exc_info=True)
             if n % YIELD_EVERY == 0:
                 await asyncio.sleep(0)
+
+
+#: Each event loop's hub.
+_HUBS: PerLoop[Hub] = PerLoop(Hub)

@@ -54,7 +54,6 @@ import functools
 import json
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
@@ -64,6 +63,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from core.formats import iso
+from core.loops import PerLoop
 from core.redis_bounds import answers as redis_answers
 from leaderboard.live import snapshots
 
@@ -164,15 +164,10 @@ class LatestFrames:
 class Hub:
     """This event loop's listener: the sockets of each day, one channel for all of them."""
 
-    _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
-
     @classmethod
     def current(cls) -> Hub:
-        loop = asyncio.get_running_loop()
-        hub = cls._hubs.get(loop)
-        if hub is None:
-            hub = cls._hubs[loop] = cls()
-        return hub
+        """The running event loop's hub."""
+        return _HUBS.get()
 
     def __init__(self) -> None:
         self.layer = get_channel_layer()
@@ -397,3 +392,7 @@ class Hub:
                 log.debug("leaderboard: an update was not delivered", exc_info=True)
             if n % YIELD_EVERY == 0:
                 await asyncio.sleep(0)  # let the process's HTTP requests in meanwhile
+
+
+#: Each event loop's hub.
+_HUBS: PerLoop[Hub] = PerLoop(Hub)
