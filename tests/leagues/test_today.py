@@ -6,13 +6,15 @@ count it; once the day settles, its points are the settled ones and ``today`` is
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 
 import pytest
 
 from games.clock import day_end
 from leaderboard.standings import SETTLE
 from leagues import services
-from tests.leaderboard.helpers import OPENING, WON, player
+from tests.leaderboard.helpers import OPENING, WON, hidden_cards, player
 from tests.leagues.helpers import MONDAY, at, played, settle
 
 pytestmark = pytest.mark.django_db
@@ -116,3 +118,20 @@ def test_today_is_read_in_bounded_queries(members, clock, owner_api, django_asse
         (2, "ann", 55, 55, "stay"),
         (3, "bob", 10, 10, "stay"),
     ]
+
+
+def test_the_division_and_the_weeks_show_no_hidden_card(members, clock, owner, owner_api):
+    """Results only: with members' attempts open today, neither the division's table (with
+    today's points) nor the list of weeks names a card its players cannot see."""
+    _owner, ann, _bob = members
+    playing = [
+        played(clock, owner, OPENING, at(TUESDAY, hour=9)),
+        played(clock, ann, ["D", "D", "D"], at(TUESDAY, hour=9, second=30)),
+    ]
+    hidden = set().union(*(hidden_cards(game) for game in playing))
+    assert hidden
+
+    for path in ("/api/leagues/current/", "/api/leagues/"):
+        text = json.dumps(owner_api.get(path).json())
+        shown = sorted(c for c in hidden if re.search(rf"(?<![A-Za-z0-9]){c}(?![A-Za-z0-9])", text))
+        assert shown == [], f"{path}: hidden cards {shown} in {text}"
