@@ -8,11 +8,13 @@ median and p90 of --repeat calls, after a warm-up:
 
 - the Following view, ``leaderboard.services.following_board`` (what
   ``GET /api/daily/<date>/board/?following=1`` answers): whom the viewer follows, their attempts
-  (one query), the ranks of all of them on the whole board — asked of Redis in one round trip
-  (``RedisBoard.ranks_of``) — and the rows; next to the same call ranking one attempt at a time
-  (``RedisBoard.rank_of``: a round trip each), the same run's baseline;
+  (one query of values, ``services.attempts_among``), the ranks of all of them on the whole board
+  — asked of Redis in one round trip (``RedisBoard.ranks_of_values``: the keys built in Lua) —
+  and the rows, built from the values (``payloads.row_of``); next to the same call ranking one
+  attempt at a time (``RedisBoard.rank_of``: a round trip each), the same run's baseline;
 - the same view through the API in process (DRF's test client: routing, authentication, JSON);
-- its parts: whom the viewer follows; their ranks on the whole board alone (one round trip);
+- its parts: whom the viewer follows; their attempts (the query alone); their ranks on the whole
+  board alone (one round trip);
 - the home page's list, ``social.services.following_today`` (its first page of 20, each row's
   ``games.services.can_watch`` asked).
 
@@ -20,6 +22,9 @@ median and p90 of --repeat calls, after a warm-up:
         [--repeat 50] [--write-docs]
 
 Aim (printed met or not): the Following view <= 10 ms (p50, service call, Redis). Loopback only.
+Before measuring, it checks that the batched ranks (``ranks_of`` of games and ``ranks_of_values``)
+agree with ``rank_of`` one by one. --profile prints the view's profile (cumulative, then own time)
+and the plan of its query (EXPLAIN ANALYZE) to stderr, and measures nothing.
 """
 
 from __future__ import annotations
@@ -101,12 +106,21 @@ def worker(args: argparse.Namespace) -> None:
     rebuilt = time.perf_counter() - t0
     viewer = User.objects.get(pk=viewer_id)
 
+    def their_attempts() -> Any:  # the view's query (services.board_among, on the Redis board)
+        whole = standings.board(today, timezone.now())
+        return services.attempts_among(today, {viewer_id, *followed}, whole)
+
     among = services.following_board(today, viewer)
     assert among["count"] == args.follows + 1  # every seeded player played
     whole = standings.board(today, timezone.now())
     assert isinstance(whole, sets.RedisBoard)
     games = list(standings.attempts(today).filter(owner_id__in=[viewer_id, *followed]))
-    agree = whole.ranks_of(games) == {g.pk: whole.rank_of(g) for g in games}
+    values = [
+        (g.pk, g.status == Game.Status.WON, g.foundation_cards, g.ply, g.started_at, g.finished_at)
+        for g in games
+    ]
+    each = {g.pk: whole.rank_of(g) for g in games}
+    agree = whole.ranks_of(games) == each and whole.ranks_of_values(values) == each
 
     client = APIClient(HTTP_HOST="127.0.0.1")  # (a host the settings allow)
     client.force_authenticate(viewer)
@@ -114,8 +128,10 @@ def worker(args: argparse.Namespace) -> None:
     answered = client.get(url).json()["results"]  # (the same rows; open attempts' times run on)
     assert {r["game_id"] for r in answered} == {r["game_id"] for r in among["results"]}
 
-    def one_by_one(board: sets.RedisBoard, games: list[Game]) -> dict[int, int | None]:
-        return {game.pk: board.rank_of(game) for game in games}
+    def one_by_one(
+        board: sets.RedisBoard, values: list[sets.RankedValues]
+    ) -> dict[int, int | None]:
+        return {v[0]: board.rank_of(sets.ranked_game(board.day, v)) for v in values}
 
     if args.profile:  # where the view's time goes, to stderr
         import cProfile
@@ -123,13 +139,16 @@ def worker(args: argparse.Namespace) -> None:
 
         profiler = cProfile.Profile()
         profiler.runcall(lambda: [services.following_board(today, viewer) for _ in range(20)])
-        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+        stats = pstats.Stats(profiler, stream=sys.stderr)
+        stats.sort_stats("cumulative").print_stats(40)
+        stats.sort_stats("tottime").print_stats(30)
+        print(their_attempts().explain(analyze=True, buffers=True), file=sys.stderr)  # its plan
 
     results: dict[str, tuple[float, float]] = {}
     baseline: dict[str, tuple[float, float]] = {}
     view = "the Following view (following_board)"
     results[view] = timed(lambda: services.following_board(today, viewer), args.repeat)
-    with mock.patch.object(sets.RedisBoard, "ranks_of", one_by_one):
+    with mock.patch.object(sets.RedisBoard, "ranks_of_values", one_by_one):
         baseline[view] = timed(
             lambda: services.following_board(today, viewer), max(5, args.repeat // 5)
         )
@@ -137,8 +156,11 @@ def worker(args: argparse.Namespace) -> None:
     results["part: whom the viewer follows"] = timed(
         lambda: social.followed_ids(viewer), args.repeat
     )
+    results["part: their attempts, one query of values"] = timed(
+        lambda: list(their_attempts()), args.repeat
+    )
     results["part: their ranks on the whole board, one round trip"] = timed(
-        lambda: standings.board(today, timezone.now()).ranks_of(games),  # type: ignore[attr-defined]
+        lambda: standings.board(today, timezone.now()).ranks_of_values(values),  # type: ignore[attr-defined]
         args.repeat,
     )
     results["home: following_today (first 20)"] = timed(
@@ -240,10 +262,12 @@ def section(command: str, host: str, result: dict[str, Any], text: str) -> str:
         "at random from the whole board. Median and p90 of the service calls after a warm-up; "
         "the right-hand columns are the same view ranking its attempts one at a time "
         "(`RedisBoard.rank_of`, a round trip to Redis each), the same run's baseline. The view "
-        "asks whom the viewer follows (one query), their attempts (one query of values, by the "
-        "index of the day's attempt of each player), all their ranks on the whole board in one "
-        "round trip to Redis (`RedisBoard.ranks_of`: one script call counts the attempts before "
-        "each), and builds the rows.\n\n"
+        "asks whom the viewer follows (one query), their attempts (one query of values, by an "
+        "index of their owners, each owner's name by a subquery of its primary key: no join), "
+        "all their ranks on the whole board in one "
+        "round trip to Redis (`RedisBoard.ranks_of_values`: one script call builds each key and "
+        "counts the attempts before it), and builds the rows from the values (no model "
+        "instance).\n\n"
         f"{text}\n"
     )
 

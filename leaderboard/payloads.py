@@ -10,8 +10,9 @@ whose day is over is shown closed (``Game.apply_day_end``, in memory: reads neve
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
-from typing import Annotated, TypedDict
+from collections.abc import Iterable, Sequence
+from functools import cache, lru_cache
+from typing import Annotated, Any, TypedDict
 
 from core.formats import IsoDate, IsoDateTime, iso
 from games.clock import utc_today
@@ -19,7 +20,8 @@ from games.engine.difficulty import Label
 from games.models import Game
 from games.payloads import GameDict, Result, Status
 from leaderboard.models import DailyDeal
-from leaderboard.standings.order import elapsed_of
+from leaderboard.standings.board import row_game
+from leaderboard.standings.order import clock_end, elapsed_between, elapsed_of
 
 
 class BoardRow(TypedDict):
@@ -203,19 +205,77 @@ def difficulty(deal: DailyDeal | None) -> DifficultyDict | None:
 def row(game: Game, rank: int | None, now: dt.datetime) -> BoardRow:
     """An attempt's row on its day's board, as it stands at ``now``."""
     game.apply_day_end(utc_today(now))
-    elapsed = elapsed_of(game, now)
+    return _row(
+        rank,
+        game.pk,
+        game.owner.get_username(),
+        game.status,
+        game.result,
+        game.score,
+        game.ply,
+        game.foundation_cards,
+        elapsed_of(game, now),
+        game.finished_at,
+    )
+
+
+def row_of(
+    rank: int | None, game_id: int, day: dt.date, values: Sequence[Any], now: dt.datetime
+) -> BoardRow:
+    """:func:`row` of the attempt ``game_id`` of ``day`` from its values — those of
+    ``standings.board.ROW_VALUES``, in that order, as a query of values gives them — without a
+    model instance: a Following view of 500 players builds 500 rows (``row_game``'s instances,
+    two a row, took more time than the rest of the rows). Once the day is over, an attempt still
+    open stands closed (``Game.apply_day_end``, the one definition of that): such a day's rows
+    are built through :func:`row`."""
+    if day < utc_today(now):
+        return row(row_game(game_id, day, *values), rank, now)
+    username, status, day_over, score, ply, cards, started, finished = values
+    # (its clock stops as ``order.end_of`` stops a daily attempt's: at its end, or the day's)
+    end = finished if finished is not None else _clock_end(day, now)
+    elapsed = elapsed_between(started, end)
+    return _row(
+        rank, game_id, username, status, _result(status, day_over), score, ply, cards, elapsed,
+        finished,
+    )  # fmt: skip
+
+
+#: ``order.clock_end``, once for the rows of a board built at one moment.
+_clock_end = lru_cache(maxsize=8)(clock_end)
+
+
+@cache
+def _result(status: str, day_over: bool) -> str:
+    """``Game.result`` of an attempt with ``status`` and ``day_over``, asked of a ``Game`` once
+    for each pair: the definition stays the model's."""
+    return Game(status=status, day_over=day_over).result
+
+
+def _row(
+    rank: int | None,
+    game_id: int,
+    username: str,
+    status: str,
+    result: str,
+    score: int,
+    ply: int,
+    cards: int,
+    elapsed: dt.timedelta | None,
+    finished: dt.datetime | None,
+) -> BoardRow:
+    """The row both :func:`row` and :func:`row_of` give: what it shows of an attempt, once."""
     return {
         "rank": rank,
-        "player": game.owner.get_username(),
-        "status": game.status,  # type: ignore[typeddict-item]
-        "result": game.result,  # type: ignore[typeddict-item]
-        "won": game.status == Game.Status.WON,
-        "foundation_cards": game.foundation_cards,
-        "actions": game.ply,
+        "player": username,
+        "status": status,  # type: ignore[typeddict-item]
+        "result": result,  # type: ignore[typeddict-item]
+        "won": status == Game.Status.WON,
+        "foundation_cards": cards,
+        "actions": ply,
         "time_seconds": None if elapsed is None else round(elapsed.total_seconds(), 3),
-        "score": game.score,
-        "finished_at": iso(game.finished_at),
-        "game_id": game.pk,
+        "score": score,
+        "finished_at": iso(finished),
+        "game_id": game_id,
     }
 
 

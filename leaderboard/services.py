@@ -16,10 +16,12 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Q, QuerySet
+from django.db import connections, router
+from django.db.models import BooleanField, Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -34,7 +36,7 @@ from games.payloads import RecordDict, game_dict, line_record_dict
 from games.services import Viewer
 from leaderboard import deals, payloads, review, standings
 from leaderboard.live import snapshots
-from leaderboard.models import DailyDeal
+from leaderboard.models import DailyDeal, FinalRank
 from leaderboard.payloads import (
     AmongBoard,
     AmongRow,
@@ -253,35 +255,27 @@ def board_among(
     view's, a group's.
 
     Built for hundreds of players (a Following view of 500 on a day of a million attempts: a
-    few milliseconds, docs/performance.md): their attempts in one query of values, made into
-    board rows' games as the boards make theirs (``standings.board.row_game``), and their ranks
-    on the whole board asked all at once (:func:`_ranks_at_once`)."""
+    few milliseconds, docs/performance.md): the board that answers the day first, then their
+    attempts in one query of values — what the rows show and what that board's ranks read, and
+    nothing more (:func:`_rank_columns`), the values of other tables by an index lookup each
+    (:data:`_BY_SUBQUERY`) — their ranks on the whole board asked all at once
+    (:func:`_ranks_at_once`), and the rows built from the values (``payloads.row_of``), with no
+    model instance made."""
     now = now or timezone.now()
     seq = snapshots.current_seq(day)
     players = set(owners)
-    games: list[Game] = []
-    owner_of: dict[int, int] = {}
-    finals: dict[int, int | None] = {}
-    found = (
-        standings.attempts(day)
-        .filter(owner_id__in=players)
-        .values_list("id", "owner_id", "final_rank__rank", *_RANKED_EXTRA, *ROW_VALUES)
-    )
-    for game_id, owner_id, final, *values in found:
-        extra, row = values[: len(_RANKED_EXTRA)], values[len(_RANKED_EXTRA) :]
-        game = row_game(game_id, day, *row)
-        for name, value in zip(_RANKED_EXTRA, extra, strict=True):
-            setattr(game, name, value)
-        games.append(game)
-        owner_of[game_id], finals[game_id] = owner_id, final
-    ranks = _ranks_at_once(day, games, finals, now)
-    ordered = sorted(games, key=lambda g: (ranks[g.pk] is None, ranks[g.pk] or 0, g.pk))
+    whole = standings.board(day, now)
+    found = list(attempts_among(day, players, whole))
+    ranks = _ranks_at_once(whole, found)
+    found.sort(key=lambda a: (ranks[a[0]] is None, ranks[a[0]] or 0, a[0]))
+    mine = viewer.pk if viewer is not None and viewer.is_authenticated else None
     rows: list[AmongRow] = []
     me: AmongRow | None = None
-    for place, game in enumerate(ordered, start=1):
-        among: AmongRow = {**payloads.row(game, place, now), "board_rank": ranks[game.pk]}
+    for place, (game_id, owner_id, *values) in enumerate(found, start=1):
+        row = payloads.row_of(place, game_id, day, values[: len(ROW_VALUES)], now)
+        among: AmongRow = {**row, "board_rank": ranks[game_id]}
         rows.append(among)
-        if viewer is not None and viewer.is_authenticated and owner_of[game.pk] == viewer.pk:
+        if owner_id == mine:
             me = among
     return {
         "date": day.isoformat(),
@@ -297,24 +291,90 @@ def board_among(
 
 #: What the board's conditions (``standings.order.RANKED``) read of an attempt that a board
 #: row's game does not carry (``standings.board.row_game``): loaded with the rows of
-#: :func:`board_among`, so that ranking one reads no field in a query of its own.
+#: :func:`board_among` when SQL ranks them, so that ranking one reads no field in a query of its
+#: own.
 _RANKED_EXTRA = tuple(
     c.field for c in RANKED if c.field not in {"id", "kind", "daily_date", *ROW_VALUES}
 )
+#: The values of other tables that :func:`board_among` reads of an attempt — its owner's name,
+#: its final rank — each a subquery of one row by its primary key, rather than a join: given a
+#: join with 500 attempts, PostgreSQL's planner chose to hash the whole other table (a scan of
+#: every player: 40 ms for 100,000, docs/performance.md).
+_BY_SUBQUERY = {
+    "player": Subquery(User.objects.filter(pk=OuterRef("owner_id")).values("username")),
+    "final": Subquery(FinalRank.objects.filter(pk=OuterRef("pk")).values("rank")),
+}
+#: ``ROW_VALUES`` as :func:`board_among` reads them (the owner's name by its subquery).
+_COLUMNS = tuple("player" if name == "owner__username" else name for name in ROW_VALUES)
+#: Where each of ``ROW_VALUES`` is in a row of :func:`board_among`'s query (after id, owner).
+_AT = {name: i for i, name in enumerate(("id", "owner_id", *ROW_VALUES))}
 
 
-def _ranks_at_once(
-    day: dt.date, games: list[Game], finals: dict[int, int | None], now: dt.datetime
-) -> dict[int, int | None]:
-    """The ranks on ``day``'s whole board of ``games``, all of that day: a settled day's final
-    ranks (``finals``, read with the games), else the day's Redis board's, all in one round trip
-    (``RedisBoard.ranks_of``), else SQL's, one at a time."""
-    found = standings.board(day, now)
-    if isinstance(found, SettledBoard):
-        return {game.pk: finals[game.pk] for game in games}
-    if isinstance(found, RedisBoard):
-        return found.ranks_of(games)
-    return {game.pk: found.rank_of(game) for game in games}
+def attempts_among(
+    day: dt.date, players: Iterable[int], whole: standings.Board
+) -> QuerySet[Game, tuple[Any, ...]]:
+    """The query of :func:`board_among`: the ranked attempts of ``day`` of ``players``, as
+    tuples of their id, their owner's id, their ``ROW_VALUES`` and what ``whole`` ranks them
+    by (:func:`_rank_columns`)."""
+    columns = ("id", "owner_id", *_COLUMNS, *_rank_columns(whole))
+    return (
+        standings.attempts(day)
+        .filter(_owned_by(list(players)))
+        .annotate(**{name: read for name, read in _BY_SUBQUERY.items() if name in columns})
+        .values_list(*columns)
+    )
+
+
+def _owned_by(players: list[int]) -> Q | RawSQL:
+    """The attempts of ``players``: on PostgreSQL ``owner_id = ANY(<an array>)``, one parameter,
+    where ``owner_id IN (...)`` has one a player (500 for the client to bind, and for the server
+    to parse, at each call); elsewhere ``IN``."""
+    connection = connections[router.db_for_read(Game)]
+    if connection.vendor != "postgresql":
+        return Q(owner_id__in=players)
+    owner = Game._meta.get_field("owner")
+    quote = connection.ops.quote_name
+    column = f"{quote(Game._meta.db_table)}.{quote(owner.column)}"
+    return RawSQL(
+        f"{column} = ANY(%s::{owner.db_type(connection)}[])",
+        (players,),
+        output_field=BooleanField(),
+    )
+
+
+def _rank_columns(whole: standings.Board) -> tuple[str, ...]:
+    """What :func:`_ranks_at_once` reads of an attempt on ``whole`` besides its row's values: a
+    settled day's final rank; for the Redis board, nothing (a row's values are what its key
+    reads); for SQL, what the ranked conditions read (it ranks games)."""
+    if isinstance(whole, SettledBoard):
+        return ("final",)
+    if isinstance(whole, RedisBoard):
+        return ()
+    return _RANKED_EXTRA
+
+
+def _ranks_at_once(whole: standings.Board, found: list[tuple[Any, ...]]) -> dict[int, int | None]:
+    """The ranks on the whole board ``whole`` of the attempts ``found`` (rows of
+    :func:`board_among`'s query, with :func:`_rank_columns`): a settled day's final ranks, read
+    with them; else the day's Redis board's, all in one round trip from the values their keys
+    read (``RedisBoard.ranks_of_values``); else SQL's, one game at a time."""
+    if isinstance(whole, SettledBoard):
+        return {a[0]: a[-1] for a in found}
+    status, cards, ply = _AT["status"], _AT["foundation_cards"], _AT["ply"]
+    started, finished = _AT["started_at"], _AT["finished_at"]
+    if isinstance(whole, RedisBoard):
+        return whole.ranks_of_values(
+            (a[0], a[status] == Game.Status.WON, a[cards], a[ply], a[started], a[finished])
+            for a in found
+        )
+    shown = len(ROW_VALUES)
+    ranks: dict[int, int | None] = {}
+    for game_id, _owner, *values in found:
+        game = row_game(game_id, whole.day, *values[:shown])
+        for name, value in zip(_RANKED_EXTRA, values[shown:], strict=True):
+            setattr(game, name, value)
+        ranks[game_id] = whole.rank_of(game)
+    return ranks
 
 
 # --- follows ----------------------------------------------------------------------------------

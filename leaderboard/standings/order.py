@@ -220,11 +220,20 @@ def end_of(game: Game, now: dt.datetime) -> dt.datetime:
 
 
 def elapsed_of(game: Game, now: dt.datetime) -> dt.timedelta | None:
-    """``game``'s time at ``now``, from its first action (``None`` before it), as the key has it:
-    never below 0 (an attempt whose recorded end comes before its first action has taken none)."""
+    """``game``'s time at ``now``, from its first action (``None`` before it), as the key has it
+    (:func:`elapsed_between`)."""
     if game.started_at is None:
         return None
-    return max(end_of(game, now) - game.started_at, dt.timedelta(0))
+    return elapsed_between(game.started_at, end_of(game, now))
+
+
+def elapsed_between(started: dt.datetime | None, end: dt.datetime) -> dt.timedelta | None:
+    """The time from an attempt's first action ``started`` (``None``: none yet) to where its
+    clock stops, ``end``: never below 0 (an attempt whose recorded end comes before its first
+    action has taken none)."""
+    if started is None:
+        return None
+    return max(end - started, dt.timedelta(0))
 
 
 # --- open attempts -----------------------------------------------------------------------------

@@ -26,7 +26,8 @@ board is the merge of the two sets, and where an open attempt falls among finish
 ``ZLEXCOUNT`` away (:meth:`RedisBoard.before`). A page is found by a binary search, in one Lua call
 (:data:`SPLIT`), for how many of its first rows are finished; then the two runs are fetched and
 merged. A rank is two ``ZLEXCOUNT`` in one round trip; the ranks of many attempts (a
-Following view's) one script call (:data:`RANKS`), however many. The keys carry a tag of the
+Following view's) one script call (:data:`RANKS`), however many, given only what their keys read
+(the keys and the bounds built in Lua, from the same layout). The keys carry a tag of the
 members' layout (:data:`LAYOUT`): sets written with another definition of the key are never
 read.
 
@@ -66,7 +67,9 @@ from leaderboard.standings.order import (
     OPEN_PARTS,
     PART,
     PARTS,
+    RANKED,
     OpenStanding,
+    Part,
     Standing,
     clock_end,
     full_member,
@@ -147,16 +150,6 @@ end
 return lo
 """
 
-# KEYS: finished set, open set. ARGV: for each attempt, the upper bounds of the attempts before it
-# in each set (RedisBoard.bounds). Returns each attempt's rank: as many as come before it, plus 1.
-RANKS = """
-local ranks = {}
-for i = 1, #ARGV, 2 do
-  ranks[#ranks + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', ARGV[i])
-    + redis.call('ZLEXCOUNT', KEYS[2], '-', ARGV[i + 1]) + 1
-end
-return ranks
-"""
 
 # KEYS: building lock, ready marker. ARGV: time to live, the lock's token. Marks the day ready
 # only if the lock is still there (a flush during the rebuild removed it: the sets are not whole).
@@ -350,6 +343,101 @@ def forget(day: dt.date) -> None:
 
 # --- reading -------------------------------------------------------------------------------------
 
+#: The largest game id a member can hold: an open bound after every attempt of its start.
+_LAST_ID = PART["game_id"].largest
+#: Digits whose every value, and its nines' complement, Lua's numbers (doubles) hold exactly.
+_EXACT = 15
+
+
+def _lua_member(
+    parts: tuple[Part, ...], numbers: dict[str, str], texts: dict[str, str]
+) -> tuple[str, str]:
+    """Two Lua expressions: whether a value does not fit its part (``Part.write`` raises), and
+    the member of the layout ``parts`` (:data:`PARTS` or :data:`OPEN_PARTS`) whose values are
+    the Lua expressions ``numbers`` (numbers, below 2^53) and ``texts`` (strings of digits: the
+    id, which may not be), as ``Part.write`` writes them — one ``string.format``, a descending
+    part its nines' complement by subtraction, in two halves if too wide to subtract exactly."""
+    checks, formats, values = [], [], []
+    for part in parts:
+        if part.name in texts:
+            assert not part.descending
+            value = texts[part.name]
+            checks.append(f"#{value} > {part.digits}")
+            formats.append("%s")
+            values.append(f"string.rep('0', {part.digits} - #{value}) .. {value}")
+            continue
+        value = numbers[part.name]
+        checks.append(f"{value} < 0 or {value} > {min(part.largest, 2**53)}")
+        if not part.descending:
+            formats.append(f"%0{part.digits}d")
+            values.append(value)
+        elif part.digits <= _EXACT:
+            formats.append(f"%0{part.digits}d")
+            values.append(f"{part.largest} - {value}")
+        else:
+            low = part.digits // 2
+            high = part.digits - low
+            formats.append(f"%0{high}d%0{low}d")
+            values.append(f"{10**high - 1} - math.floor({value} / {10**low})")
+            values.append(f"{10**low - 1} - {value} % {10**low}")
+    return (
+        " or ".join(f"({check})" for check in checks),
+        f"string.format('{''.join(formats)}', {', '.join(values)})",
+    )
+
+
+#: The full key of an attempt in :data:`RANKS` (``order.Standing.member``), and the open member
+#: after which the open attempts that come before it end (``RedisBoard.bounds``).
+_KEY_OUT, _KEY = _lua_member(
+    PARTS,
+    {"won": "won", "cards": "cards", "actions": "actions", "elapsed": "elapsed", "end": "ending"},
+    {"game_id": "id"},
+)
+_OPEN_OUT, _OPEN_BOUND = _lua_member(
+    OPEN_PARTS,
+    {"cards": "cards", "actions": "actions", "started": "started"},
+    {"game_id": "last"},
+)
+
+# KEYS: finished set, open set. ARGV: the board's clock (µs), then what the keys of the attempts
+# read (RedisBoard.ranks_of_values), in one string: "<won> <cards> <actions> <started> <finished>
+# <id>;" for each, times in µs, <finished> empty while it is open (one argument, not one per
+# attempt or per value: each argument costs the client more than the script's parsing). Returns
+# each attempt's rank — as many as come before it in the two sets, plus 1 — in one string,
+# separated by spaces (as cheap to read as one number). Its full key at the clock and the upper
+# bounds of the attempts before it in each set are built here, as RedisBoard.bounds builds them in
+# Python; the digits of a member are written as Part.write writes them (a value that does not fit
+# is an error: Python then asks SQL, as when Standing.member raises).
+RANKS = f"""
+local fin, open = KEYS[1], KEYS[2]
+local clock = tonumber(ARGV[1])
+local ranks = {{}}
+local each = '(%d) (%d+) (%d+) (%d+) (%d*) (%d+);'
+for won, cards, actions, started, finished, id in string.gmatch(ARGV[2], each) do
+  won, cards, actions = tonumber(won), tonumber(cards), tonumber(actions)
+  local ending = clock
+  if finished ~= '' then ending = tonumber(finished) end
+  local elapsed = math.max(0, ending - tonumber(started))
+  if {_KEY_OUT} then error('RANKS: a value does not fit its digits') end
+  local before = redis.call('ZLEXCOUNT', fin, '-', '(' .. {_KEY})
+  if won == 0 then  -- every open attempt comes after a win
+    -- Open attempts of the same (cards, actions) come first while their time is less: those
+    -- that started after clock - elapsed; at the same time, the end decides (theirs is the
+    -- clock), then the id.
+    local after, last, started = '(', id, clock - elapsed
+    if clock < ending then
+      after, last = '[', '{_LAST_ID}'
+    elseif clock > ending then
+      last = '0'
+    end
+    if {_OPEN_OUT} then error('RANKS: a value does not fit its digits') end
+    before = before + redis.call('ZLEXCOUNT', open, '-', after .. {_OPEN_BOUND})
+  end
+  ranks[#ranks + 1] = before + 1
+end
+return table.concat(ranks, ' ')
+"""
+
 
 class RedisBoard:
     """A day's board as it stands at ``now``, from its sets (a ``Board``). Made by :func:`board`,
@@ -494,30 +582,104 @@ class RedisBoard:
 
     def ranks_of(self, games: Iterable[Game]) -> dict[int, int | None]:
         """The rank of each of ``games`` (by id) as :meth:`rank_of` gives it, all in one round
-        trip: the two counts of every attempt (:meth:`bounds`) taken by one script call
-        (:data:`RANKS`), so that a Following view of 500 players is one exchange with Redis, and
-        one command to send, not 500. ``None`` for a game not on this board."""
+        trip (:meth:`ranks_of_values`). ``None`` for a game not on this board."""
         games = list(games)
-        keys = {
-            game.pk: key
+        ranked = [
+            game
             for game in games
-            if game.daily_date == self.day and (key := Standing.of(game, self.now)) is not None
-        }
-
-        def read() -> dict[int, int | None]:
-            if not keys:
-                return {}
-            bounds = [bound for key in keys.values() for bound in self.bounds(key)]
-            ranks = self.redis.eval(RANKS, 2, self.keys.finished, self.keys.open, *bounds)
-            return dict(zip(keys, map(int, ranks), strict=True))
-
-        found = self._or_sql(
-            read, lambda board: {g.pk: board.rank_of(g) for g in games if g.pk in keys}
+            if game.daily_date == self.day and Standing.of(game, self.now) is not None
+        ]
+        found = self._ranks(
+            [
+                (
+                    g.pk,
+                    g.status == Game.Status.WON,
+                    g.foundation_cards,
+                    g.ply,
+                    g.started_at,
+                    g.finished_at,
+                )
+                for g in ranked
+                if g.started_at is not None  # (Standing.of: always)
+            ],
+            lambda board: {g.pk: board.rank_of(g) for g in ranked},
         )
         return {game.pk: found.get(game.pk) for game in games}
 
+    def ranks_of_values(self, attempts: Iterable[RankedValues]) -> dict[int, int | None]:
+        """The ranks of ranked attempts of this board's day (``standings.attempts``: no other),
+        by id, from the values their key reads (:data:`RankedValues`, as a query of values gives
+        them: no model instance), as :meth:`rank_of` gives them. ``None`` for one not started
+        (as ``Standing.of``)."""
+        attempts = list(attempts)
+        started: list[_Started] = [
+            (i, won, cards, actions, begun, end)
+            for i, won, cards, actions, begun, end in attempts
+            if begun is not None
+        ]
+        found = self._ranks(
+            started,
+            lambda board: {
+                values[0]: board.rank_of(ranked_game(self.day, values)) for values in started
+            },
+        )
+        return {values[0]: found.get(values[0]) for values in attempts}
 
-_LAST_ID = PART["game_id"].largest
+    def _ranks(
+        self,
+        attempts: list[_Started],
+        fallback: Callable[[SqlBoard], dict[int, int | None]],
+    ) -> dict[int, int | None]:
+        """The ranks of ``attempts`` (ranked, started), all in one round trip: one script call
+        (:data:`RANKS`) builds each one's key at this board's clock, the bounds of the attempts
+        before it (:meth:`bounds`, in Lua) and counts them, so that a Following view of 500
+        players is one exchange with Redis and one command of 500 short arguments, each no more
+        than the key reads. Should Redis fail, ``fallback`` asks SQL."""
+
+        def read() -> dict[int, int | None]:
+            if not attempts:
+                return {}
+            text = "".join(
+                f"{int(won)} {cards} {actions} {micros(started)} "
+                f"{'' if finished is None else micros(finished)} {game_id};"
+                for game_id, won, cards, actions, started, finished in attempts
+            )
+            ranks = self.redis.eval(RANKS, 2, self.keys.finished, self.keys.open, self.clock, text)
+            # (an attempt the script could not read is missing: zip fails, and SQL answers)
+            return dict(
+                zip((values[0] for values in attempts), map(int, ranks.split()), strict=True)
+            )
+
+        return self._or_sql(read, fallback)
+
+
+#: What an attempt's standing key reads (``order.Standing.of``), for
+#: :meth:`RedisBoard.ranks_of_values`: (id, won, foundation cards, actions, started, finished —
+#: ``None`` while open).
+RankedValues = tuple[int, bool, int, int, dt.datetime | None, dt.datetime | None]
+#: The same, started (the only ones with a key).
+_Started = tuple[int, bool, int, int, dt.datetime, dt.datetime | None]
+
+
+def ranked_game(day: dt.date, values: RankedValues) -> Game:
+    """A ranked attempt of ``day`` with the values its key reads (the others unset), for SQL to
+    rank when Redis fails: ranked, as the attempts :meth:`RedisBoard.ranks_of_values` takes
+    are."""
+    game_id, won, cards, actions, started, finished = values
+    opened = Game.Status.IN_PROGRESS if finished is None else Game.Status.RESIGNED
+    game = Game(
+        pk=game_id,
+        daily_date=day,
+        status=Game.Status.WON if won else opened,
+        foundation_cards=cards,
+        ply=actions,
+        started_at=started,
+        finished_at=finished,
+    )
+    for condition in RANKED:  # (kind, not disqualified: what is_ranked reads besides these)
+        if condition.lookup == "exact":
+            setattr(game, condition.field, condition.value)
+    return game
 
 
 def board(day: dt.date, now: dt.datetime) -> RedisBoard | None:
