@@ -261,10 +261,13 @@ class PeriodStanding(models.Model):
     of the day's percentiles (in millionths, so that sums are exact and a rebuild gives the same
     rows), their average, and the streaks of consecutive UTC days played within the period.
 
-    Precomputed by the worker tier as each day is settled, so that a table is read as a range of
-    the index ``leaderboard_standing_table`` (period, start, listed, then the table's order),
-    never aggregated per request. ``listed``: played at least the period's minimum of days
-    (``periods.MINIMUM_DAYS``). ``run`` is the run of consecutive days ending on ``run_end``, the
+    Precomputed by the worker tier as each day is settled, so that a table is read without
+    aggregating or sorting anything per request. ``listed``: played at least the period's
+    minimum of days (``periods.MINIMUM_DAYS``); ``place``: a listed row's position in the
+    table's order (``periods.ORDER``), written for the whole period whenever its rows change
+    (``periods.place``), so that any page is a range of the index ``leaderboard_standing_place``
+    (period, start, place) — page 10,000 as cheap as the first, where an ``OFFSET`` reads and
+    skips every row before it. ``run`` is the run of consecutive days ending on ``run_end``, the
     last day added, from which the next day's run continues."""
 
     class Period(models.TextChoices):
@@ -288,6 +291,11 @@ class PeriodStanding(models.Model):
     run = models.PositiveIntegerField(default=0, help_text="Consecutive days ending on run_end")
     run_end = models.DateField(null=True, blank=True, help_text="The last day played")
     listed = models.BooleanField(default=False, help_text="days >= the period's minimum")
+    place = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="1 for the first: the position in the period's table; null if not listed",
+    )
 
     class Meta:
         constraints = [
@@ -296,10 +304,7 @@ class PeriodStanding(models.Model):
             )
         ]
         indexes = [
-            models.Index(
-                fields=["period", "start", "listed", "-average", "-days", "-wins", "name"],
-                name="leaderboard_standing_table",
-            )
+            models.Index(fields=["period", "start", "place"], name="leaderboard_standing_place")
         ]
 
     def __str__(self) -> str:

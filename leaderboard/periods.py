@@ -21,9 +21,11 @@ SQL on SQLite and PostgreSQL), and two ``INSERT ... SELECT`` for the milestones,
 number of players; nothing is read into the worker, nothing is written player by player. A
 day settled again (a staff decision) or counted after a later day recomputes its periods from
 the settled days (:func:`recompute`); ``manage.py rebuild_standings`` recomputes everything
-(:func:`rebuild`), and gives the same rows as the days added one by one. A table is then read
-as a range of the index ``leaderboard_standing_table``, with its count stored beside it
-(:class:`PeriodTable`).
+(:func:`rebuild`), and gives the same rows as the days added one by one. Each of them ends by
+numbering the periods it changed (:func:`place`: one ``UPDATE`` over a window function), so
+that a page of a table is read as a range of places, by the index
+``leaderboard_standing_place``, with its count stored beside it (:class:`PeriodTable`): page
+10,000 of a million listed players costs what the first page does.
 """
 
 from __future__ import annotations
@@ -188,9 +190,39 @@ def _award_day(cursor: CursorWrapper, day: dt.date) -> None:
     )
 
 
+def place(kind: str, start: dt.date) -> int:
+    """Write the places of the period's table (``PeriodStanding.place``): each listed row's
+    position in :data:`ORDER`, from 1, and no place for a row not listed. One statement, a
+    window function over the period's listed rows (the same SQL on SQLite and PostgreSQL),
+    that writes only the rows whose place changed. Every writer of rows here ends with it, in its
+    transaction, so that a page is read as a range of places (:func:`table`); rows changed
+    otherwise (a benchmark listing every row) are placed by calling it. Returns the rows
+    written."""
+    quote = connection.ops.quote_name
+    standings = quote(PeriodStanding._meta.db_table)
+    order = ", ".join(f"{quote(f[1:])} DESC" if f.startswith("-") else quote(f) for f in ORDER)
+    # (user_id last: two rows of one name, a player renamed since, still get distinct places;
+    # the rows neither listed nor placed are left out: they stay as they are)
+    ranked = (
+        f"SELECT id, CASE WHEN listed THEN ROW_NUMBER() OVER (PARTITION BY listed "
+        f"ORDER BY {order}, user_id) END AS place FROM {standings} "
+        "WHERE period = %s AND start = %s AND (listed OR place IS NOT NULL)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {standings} SET place = r.place FROM ({ranked}) r "
+            f"WHERE {standings}.id = r.id AND {standings}.period = %s AND {standings}.start = %s "
+            f"AND COALESCE({standings}.place, 0) <> COALESCE(r.place, 0)",
+            [kind, start, kind, start],
+        )
+        return int(cursor.rowcount)
+
+
 def _summarise(periods: Iterable[Period]) -> None:
-    """Write each period's counts (:class:`PeriodTable`): its players, and those listed."""
+    """Write each period's places (:func:`place`) and counts (:class:`PeriodTable`): its
+    players, and those listed."""
     for kind, start in periods:
+        place(kind, start)
         rows = PeriodStanding.objects.filter(period=kind, start=start)
         PeriodTable.objects.update_or_create(
             period=kind,
@@ -345,7 +377,7 @@ class StandingsPage(TypedDict):
     ]
 
 
-#: The table's order, as the index ``leaderboard_standing_table`` has it after its prefix.
+#: The table's order, in which :func:`place` numbers a period's listed rows.
 ORDER = ("-average", "-days", "-wins", "name")
 
 
@@ -356,8 +388,10 @@ def percent(average: float) -> float:
 
 def table(kind: str, at: dt.date | None = None, page: int = 1) -> StandingsPage:
     """Page ``page`` of the table of the period of ``kind`` containing ``at`` (today by
-    default): read from the stored counts and one range of the table's index. ``not_found``
-    for a day after today (UTC) and for a page past the last."""
+    default): read from the stored counts and one range of the stored places (``place``
+    between the page's first and last, the index ``leaderboard_standing_place``), so that any
+    page costs what the first does. ``not_found`` for a day after today (UTC) and for a page
+    past the last."""
     today = utc_today()
     at = at or today
     if at > today:
@@ -381,9 +415,11 @@ def table(kind: str, at: dt.date | None = None, page: int = 1) -> StandingsPage:
         )
     first = (page - 1) * PAGE_SIZE
     found = (
-        PeriodStanding.objects.filter(period=kind, start=start, listed=True)
-        .order_by(*ORDER)
-        .values_list("name", "days", "wins", "average", "longest_streak")[first : first + PAGE_SIZE]
+        PeriodStanding.objects.filter(
+            period=kind, start=start, place__range=(first + 1, first + PAGE_SIZE)
+        )
+        .order_by("place")
+        .values_list("name", "days", "wins", "average", "longest_streak")
     )
     return {
         "period": {
@@ -397,7 +433,7 @@ def table(kind: str, at: dt.date | None = None, page: int = 1) -> StandingsPage:
         "pages": pages,
         "results": [
             {
-                "place": first + k + 1,
+                "place": first + k + 1,  # (the places run from 1 without a gap)
                 "player": name,
                 "days": days,
                 "wins": wins,

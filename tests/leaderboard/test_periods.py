@@ -120,6 +120,7 @@ def everything() -> list[tuple[Any, ...]]:
         "run",
         "run_end",
         "listed",
+        "place",
     )
     tables = PeriodTable.objects.order_by("period", "start").values_list(
         "period", "start", "players", "listed"
@@ -134,6 +135,10 @@ def example() -> None:
 
 
 def test_it_adds_each_settled_day_to_its_week_month_and_all_time(example):
+    # (each added day places the listed rows of its periods; those not listed have no place)
+    assert dict(
+        PeriodStanding.objects.filter(period="week", start=WEEK).values_list("name", "place")
+    ) == {"bob": 1, "ann": 2, "cat": None, "dan": None, "eve": None}
     assert rows("week", WEEK) == {
         "ann": (3, 1, 2_166_667, 3, True),
         "bob": (3, 1, 2_333_334, 3, True),
@@ -219,6 +224,7 @@ def test_ties_are_ordered_by_days_then_wins_then_name():
             run_end=WEEK + dt.timedelta(days=days - 1), listed=True,
         )  # fmt: skip
     PeriodTable.objects.create(period="week", start=WEEK, players=5, listed=5)
+    assert periods.place("week", WEEK) == 5  # (rows written here, not by a day added)
 
     found = [(r["place"], r["player"]) for r in periods.table("week", WEEK)["results"]]
 
