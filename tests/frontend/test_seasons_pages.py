@@ -114,12 +114,14 @@ def standing(
     wins: int,
     percentile_sum: int,
     longest: int,
-    listed: bool,
+    place: int | None,
 ) -> None:
+    """A row of a period's table, listed at ``place`` (as ``periods.place`` numbers them) or
+    not listed (``None``)."""
     db.execute(
         "INSERT INTO leaderboard_periodstanding (period, start, user_id, name, days, wins,"
-        " percentile_sum, average, longest_streak, run, run_end, listed)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?)",
+        " percentile_sum, average, longest_streak, run, run_end, listed, place)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
         (
             period,
             start.isoformat(),
@@ -130,7 +132,8 @@ def standing(
             percentile_sum,
             percentile_sum / days,
             longest,
-            listed,
+            place is not None,
+            place,
         ),
     )
 
@@ -157,16 +160,16 @@ def seed_standings(database: Path, prefix: str) -> None:
             (DAY.isoformat(), "2021-03-11 00:01:00"),
         )
         ann, bob, cat = (add_user(db, f"{prefix}{n}") for n in ("ann", "bob", "cat"))
-        standing(db, "week", WEEK, bob, f"{prefix}bob", 3, 1, 2_333_334, 3, True)
-        standing(db, "week", WEEK, ann, f"{prefix}ann", 3, 1, 2_166_667, 3, True)
-        standing(db, "week", WEEK, cat, f"{prefix}cat", 2, 0, 1_666_667, 1, False)
+        standing(db, "week", WEEK, bob, f"{prefix}bob", 3, 1, 2_333_334, 3, 1)
+        standing(db, "week", WEEK, ann, f"{prefix}ann", 3, 1, 2_166_667, 3, 2)
+        standing(db, "week", WEEK, cat, f"{prefix}cat", 2, 0, 1_666_667, 1, None)
         for i in range(99):
             name = f"{prefix}f{i:03d}"
             standing(
-                db, "week", WEEK, add_user(db, name), name, 3, 0, 3 * (700_000 - i * 1000), 2, True
+                db, "week", WEEK, add_user(db, name), name, 3, 0, 3 * (700_000 - i * 1000), 2, i + 3
             )
-        standing(db, "month", MONTH, bob, f"{prefix}bob", 12, 4, 9_000_000, 8, True)
-        standing(db, "month", MONTH, ann, f"{prefix}ann", 10, 2, 8_100_000, 10, True)
+        standing(db, "month", MONTH, bob, f"{prefix}bob", 12, 4, 9_000_000, 8, 2)
+        standing(db, "month", MONTH, ann, f"{prefix}ann", 10, 2, 8_100_000, 10, 1)
         db.executemany(
             "INSERT INTO leaderboard_periodtable (period, start, players, listed)"
             " VALUES (?, ?, ?, ?)",
