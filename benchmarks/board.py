@@ -74,6 +74,7 @@ from common import (
     player_action,
     post_json,
     postgres_database,
+    timed,
     write_section,
 )
 
@@ -159,17 +160,6 @@ def seed(day: dt.date, attempts: int, prefix: str, rng: random.Random, low: bool
                 )
             )
         Game.objects.bulk_create(games)
-
-
-def timed(call: Any, repeat: int) -> tuple[float, float]:
-    call()  # warm-up
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - t0) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.9))]
 
 
 def board_worker(args: argparse.Namespace) -> None:

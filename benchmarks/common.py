@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +61,18 @@ __all__ = [
     "replace_section",
     "write_section",
 ]
+
+
+def timed(call: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median and p90 of ``repeat`` calls of ``call``, in ms, after a warm-up call."""
+    call()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - t0) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.9))]
 
 
 def machine(arch: bool = False) -> str:

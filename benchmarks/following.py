@@ -34,7 +34,6 @@ import json
 import os
 import random
 import secrets
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,7 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import RedisServer, django_env, machine, postgres_database, write_section
+from common import RedisServer, django_env, machine, postgres_database, timed, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -52,17 +51,6 @@ AIM_MS = 10.0
 
 def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def timed(call: Any, repeat: int) -> tuple[float, float]:
-    call()  # warm-up
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - t0) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.9))]
 
 
 def worker(args: argparse.Namespace) -> None:

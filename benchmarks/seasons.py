@@ -35,14 +35,13 @@ import json
 import os
 import random
 import secrets
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from common import django_env, machine, postgres_database, write_section
+from common import django_env, machine, postgres_database, timed, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -52,18 +51,6 @@ AIMS = {"leagues": 60.0, "ratings": 600.0, "read_ms": 10.0}
 
 def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def timed(call: Any, repeat: int) -> tuple[float, float]:
-    """Median and p90 of ``repeat`` calls, in ms, after a warm-up call."""
-    call()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - t0) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.9))]
 
 
 def once(call: Any) -> float:
