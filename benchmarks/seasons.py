@@ -20,9 +20,13 @@ And the reads, median and p90 of --repeat calls after a warm-up — aim ≤ 10 m
   played would, then placed by ``periods.place`` as a day added places them, its time printed),
   so that each page is a range of places of a table of a million rows;
 - the rating board's first page (``ratings.services.board``; every player made non-provisional
-  the same way).
+  the same way);
+- the same division read during the day, its week open: the members' points so far and their
+  live points of today (``leagues.services.provisional``), from the day's board in Redis (its
+  sets built from SQL, as the worker builds them; a private redis-server unless --redis-url).
 
     .venv/bin/python benchmarks/seasons.py [--attempts 1000000] [--repeat 50] [--write-docs]
+        [--redis-url URL]
 
 Loopback only; the scratch database is dropped at the end.
 """
@@ -37,11 +41,12 @@ import random
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import django_env, machine, postgres_database, timed, write_section
+from common import RedisServer, django_env, machine, postgres_database, timed, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -70,10 +75,12 @@ def worker(args: argparse.Namespace) -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.db.models import F
+    from django.utils import timezone
 
     from games.clock import day_end, utc_today
     from leaderboard import periods, standings
     from leaderboard.models import PeriodStanding, PeriodTable
+    from leaderboard.standings import sets
     from leagues import services as leagues
     from leagues.rules import week_of
     from ratings import services as ratings
@@ -142,6 +149,24 @@ def worker(args: argparse.Namespace) -> None:
             lambda: ratings.board_rows(list(ratings.board()[:50]), 0), args.repeat
         ),
     }
+    # The division read during the day: its week open, today in it, and the day's board in
+    # Redis, as a member's page reads it before the day settles — every member's points so far
+    # and their live points of today (``leagues.services.provisional``: their ranks on today's
+    # whole board of --attempts attempts, one round trip). (The day's settled rows stand in for
+    # the days before it: a week's rows read the same way whichever days they are.)
+    sets.forget(day)
+    assert sets.rebuild(day)
+    during = timezone.now()
+    assert during < day_end(day) and week_of(during.date()) == monday
+    sample = leagues.division_of(players[0], monday, now=during)
+    assert not sample["closed"] and all(row["today"] is not None for row in sample["rows"])
+
+    def division_live() -> None:
+        leagues.division_of(players[next(turn) % len(players)], monday, now=timezone.now())
+
+    reads["a player's division, today's points live (division_of, Redis)"] = timed(
+        division_live, args.repeat
+    )
     print(
         json.dumps(
             {
@@ -175,6 +200,7 @@ def main() -> int:
     parser.add_argument("--attempts", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--postgres-url", default=POSTGRES_URL)
+    parser.add_argument("--redis-url", default="", help="default: a private redis-server")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()
     if args.worker == "_run":
@@ -182,13 +208,17 @@ def main() -> int:
         return 0
 
     host = machine()
-    with postgres_database(args.postgres_url, f"canfield_seasons_{secrets.token_hex(3)}") as url:
+    with (
+        tempfile.TemporaryDirectory(prefix="canfield-redis-") as tmp,
+        RedisServer(Path(tmp)) as redis,
+        postgres_database(args.postgres_url, f"canfield_seasons_{secrets.token_hex(3)}") as url,
+    ):
         print(f"  seeding {args.attempts:,} attempts ...", file=sys.stderr)
         out = subprocess.run(
             [PYTHON, __file__, "_run", "--attempts", str(args.attempts)]
             + ["--repeat", str(args.repeat)],
             cwd=ROOT,
-            env=django_env(url, ""),
+            env=django_env(url, args.redis_url or redis.url),
             capture_output=True,
             text=True,
             timeout=7200,
@@ -224,7 +254,8 @@ def section(command: str, host: str, result: dict[str, Any], text: str) -> str:
         "week's standings, first and last page (read by stored place: the week's "
         f"{result['attempts']:,} rows, once listed, were placed by one UPDATE over a window "
         f"function in {result['placed_seconds']} s, as a day added places them); the rating "
-        "board's first page.\n\n"
+        "board's first page; and the division read again during the day, with every member's "
+        "live points of today from their ranks on the day's whole board in Redis.\n\n"
         f"{text}\n"
     )
 

@@ -289,6 +289,23 @@ def board_among(
     }
 
 
+def ranks_among(
+    day: dt.date, owners: Iterable[int], now: dt.datetime | None = None
+) -> tuple[dict[int, int], int]:
+    """The ranks on the day's whole board at ``now`` of the ranked, started attempts of the
+    players ``owners`` (by owner id; a player with none is missing), and that board's count (0
+    when none of them is on it): what :func:`board_among` asks of the whole board, without its
+    rows — one query of values and one round trip for the ranks, the board made once (its
+    count one more round trip)."""
+    now = now or timezone.now()
+    whole = standings.board(day, now)
+    found = list(attempts_among(day, set(owners), whole))
+    ranks = _ranks_at_once(whole, found)
+    placed = {owner: ranks[game_id] for game_id, owner, *_values in found}
+    among = {owner: rank for owner, rank in placed.items() if rank is not None}
+    return among, whole.count if among else 0
+
+
 #: What the board's conditions (``standings.order.RANKED``) read of an attempt that a board
 #: row's game does not carry (``standings.board.row_game``): loaded with the rows of
 #: :func:`board_among` when SQL ranks them, so that ranking one reads no field in a query of its

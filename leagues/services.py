@@ -32,10 +32,11 @@ shows, and closing writes them.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Aggregate, Count, F, Max, Model, OuterRef, Subquery, Sum, Value
+from django.db.models import Count, F, Model, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -44,7 +45,7 @@ from games.clock import utc_today
 from games.errors import GameError
 from leaderboard import milestones, standings
 from leaderboard.models import DailyDeal, Milestone
-from leaderboard.services import board_among
+from leaderboard.services import ranks_among
 from leaderboard.standings.settled import is_due
 from leagues.models import (
     HIGHEST,
@@ -444,15 +445,18 @@ def _delete(week: Week) -> None:
 
 
 def division_of(user: User, monday: dt.date, now: dt.datetime | None = None) -> LeagueWeek:
-    """``user``'s division in the week of ``monday``, every member's row with it: two indexed
-    queries, and while the week is open and today is in it, today's board among the members
-    (:func:`provisional`). ``no_division`` if they have none that week."""
+    """``user``'s division in the week of ``monday``, every member's row with it: its members
+    (one indexed query), their day rows while the week is open (one more), and while today is
+    in it, today's board among the members (:func:`provisional`). ``no_division`` if they have
+    none that week."""
     now = now or timezone.now()
-    me = (
-        Membership.objects.filter(week_id=monday, player_id=user.pk)
-        .select_related("division", "week")
-        .first()
+    mine = Membership.objects.filter(week_id=monday, player_id=user.pk).values("division_id")
+    members = list(
+        Membership.objects.filter(division_id=Subquery(mine[:1])).select_related(
+            "player", "division", "week"
+        )
     )
+    me = next((m for m in members if m.player_id == user.pk), None)
     if me is None:
         raise GameError(
             "no_division",
@@ -463,63 +467,53 @@ def division_of(user: User, monday: dt.date, now: dt.datetime | None = None) -> 
             )
             % {"week": week_label(monday)},
         )
-    members = Membership.objects.filter(division_id=me.division_id).select_related("player")
     if me.week.closed_at is not None:
         return league_week(me, [Member(m, m.points, m.days, m.best) for m in members])
     # Open: the totals so far, from the day rows (at most 30 members, 7 rows each).
-    summed = members.annotate(
-        total=_of_day_points(Sum("points"), monday),
-        played=_of_day_points(Count("pk"), monday),
-        top=_of_day_points(Max("points"), monday),
-    )
-    rows = list(summed)
+    summed = _day_totals([m.pk for m in members], monday)
     today = utc_today(now)
     live: dict[int, int] = {}
     if week_of(today) == monday:
-        live = provisional(today, {m.player_id: m.player.get_username() for m in rows}, now)
+        live = provisional(today, [m.player_id for m in members], now)
     return league_week(
-        me, [Member(m, m.total, m.played, m.top, live.get(m.player_id)) for m in rows]
+        me,
+        [Member(m, *summed.get(m.pk, (0, 0, 0)), live.get(m.player_id)) for m in members],
     )
 
 
-def _of_day_points(aggregate: Aggregate, monday: dt.date) -> Coalesce:
-    """``aggregate`` over one member's day rows (0 for none), as a subquery of its own: the
-    member's rows of the week of ``monday`` (all of theirs: a member's days are their week's),
-    read by the index ``leagues_day_points_once`` (membership, day), whatever the statistics.
+def _day_totals(memberships: list[int], monday: dt.date) -> dict[int, tuple[int, int, int]]:
+    """The points, days played and best day of each of ``memberships`` (ids) in the week of
+    ``monday``, summed from their day rows (a member with none is missing): one query of the
+    rows, by the index ``leagues_day_points_once`` (membership, day).
 
-    Why so: the day rows are written by the million just before they are read, and PostgreSQL
-    may have no statistics on them yet. Joined to the members and grouped, the planner then
-    hashed the 30 members and scanned every day row (192 ms on a day of a million attempts);
-    a subquery by member alone was guessed at 5,000 rows each, so costly in sum that the
-    query was JIT-compiled on every read (389 ms). With the week's days bounded too, each is
-    guessed at a few rows: an index range, and no JIT."""
+    Why the week's days bound it, though a member's rows are all their week's: the day rows
+    are written by the million just before they are read, and PostgreSQL may have no
+    statistics on them yet. The members joined to their rows and grouped, the planner hashed
+    the 30 members and scanned every day row (192 ms on a day of a million attempts); a
+    subquery by member alone was guessed at 5,000 rows each, so costly in sum that the query
+    was JIT-compiled on every read (389 ms). Bounded by the days too, each member is guessed
+    at a few rows: an index range, and no JIT."""
     end = monday + dt.timedelta(days=6)
-    rows = DayPoints.objects.filter(membership_id=OuterRef("pk"), day__range=(monday, end))
-    by_member = rows.order_by().values("membership_id")
-    return Coalesce(Subquery(by_member.annotate(v=aggregate).values("v")), 0)
+    rows = DayPoints.objects.filter(membership_id__in=memberships, day__range=(monday, end))
+    totals: dict[int, tuple[int, int, int]] = {}
+    for membership, points in rows.order_by().values_list("membership_id", "points"):
+        total, days, best = totals.get(membership, (0, 0, 0))
+        totals[membership] = (total + points, days + 1, max(best, points))
+    return totals
 
 
-def provisional(day: dt.date, players: dict[int, str], now: dt.datetime) -> dict[int, int]:
-    """The points each of ``players`` (user id → name) with a ranked attempt on ``day`` would
-    earn if the day settled as its board stands at ``now``: ``rules.points_for`` of the
-    percentile (n − r) / (n − 1) of their attempt's rank r on the whole board of n ranked
-    attempts (1.0 for a board of one). One board among them
-    (``leaderboard.services.board_among``: their ranks in one Redis round trip), and the
-    board's count when one of them played. Provisional: the board's ranks break every tie
-    (settled days share a tied result's percentile) and attempts still in play move; the
-    day's settled points replace them."""
-    ranked = [
-        (row["player"], row["board_rank"])
-        for row in board_among(day, players, None, now)["results"]
-        if row["board_rank"] is not None
-    ]
-    if not ranked:
-        return {}
-    count = standings.board(day, now).count
-    ids = {name: pk for pk, name in players.items()}
+def provisional(day: dt.date, players: Iterable[int], now: dt.datetime) -> dict[int, int]:
+    """The points each of ``players`` (user ids) with a ranked attempt on ``day`` would earn if
+    the day settled as its board stands at ``now``: ``rules.points_for`` of the percentile
+    (n − r) / (n − 1) of their attempt's rank r on the whole board of n ranked attempts (1.0
+    for a board of one). Their ranks and the board's count
+    (``leaderboard.services.ranks_among``: on the Redis board, one query and two round trips).
+    Provisional: the board's ranks break every tie (settled days share a tied result's
+    percentile) and attempts still in play move; the day's settled points replace them."""
+    ranks, count = ranks_among(day, players, now)
     return {
-        ids[name]: points_for(1.0 if count <= 1 else (count - rank) / (count - 1))
-        for name, rank in ranked
+        player: points_for(1.0 if count <= 1 else (count - rank) / (count - 1))
+        for player, rank in ranks.items()
     }
 
 
