@@ -136,3 +136,40 @@ def test_the_board_among_some_players_is_their_games_rows_and_ranks(db, rows, da
         assert among["results"] == expected
         assert (among["count"], among["players"]) == (len(expected), len(owners))
         transaction.set_rollback(True)
+
+
+#: Moments whose digits a query could get wrong: a whole second, its last microsecond (SQLite
+#: rounds text to the millisecond when it reads a moment: .9999995 s is the next second), half
+#: a second, the day's first and last instants.
+EDGES = [
+    NOON,
+    NOON - dt.timedelta(microseconds=1),
+    NOON + dt.timedelta(microseconds=500_000),
+    NOON + dt.timedelta(microseconds=1_001),
+    dt.datetime(2030, 6, 15, tzinfo=dt.UTC),
+    dt.datetime(2030, 6, 15, 23, 59, 59, 999_999, tzinfo=dt.UTC),
+]
+
+
+@pytest.mark.each_backend
+@pytest.mark.django_db
+def test_the_attempts_moments_are_read_to_the_microsecond():
+    """``attempts_among`` reads an attempt's start and end as integers of microseconds (for
+    speed) and makes them datetimes again: exactly the stored moments, on either database."""
+    later = dt.datetime(2030, 6, 15, 23, 59, 59, 999_999, tzinfo=dt.UTC)
+    rows = [
+        {"status": "resigned", "foundation_cards": 2, "ply": 3, "started_at": moment,
+         "finished_at": later if moment < later else moment}
+        for moment in EDGES
+    ] + [
+        {"status": "won", "foundation_cards": 52, "ply": 90,
+         "started_at": dt.datetime(2030, 6, 15, tzinfo=dt.UTC), "finished_at": moment}
+        for moment in EDGES
+    ]  # fmt: skip
+    made = make(DAY, rows)
+    whole = standings.board(DAY, NOON)
+    found = services.attempts_among(DAY, {g.owner_id for g in made}, whole)
+    start, end = ROW_VALUES.index("started_at") + 2, ROW_VALUES.index("finished_at") + 2
+    read = {values[0]: (values[start], values[end]) for values in found}
+    assert read == {g.pk: (g.started_at, g.finished_at) for g in made}
+    assert all(isinstance(s, dt.datetime) and s.tzinfo is not None for s, _f in read.values())
