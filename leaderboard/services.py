@@ -273,9 +273,7 @@ def board_among(
     now = now or timezone.now()
     seq = snapshots.current_seq(day)
     players = set(owners)
-    whole = standings.board(day, now)
-    found = attempts_among(day, players, whole)
-    ranks = _ranks_at_once(whole, found)
+    _whole, found, ranks = _ranked_among(day, players, now)
     found.sort(key=lambda a: (ranks[a[0]] is None, ranks[a[0]] or 0, a[0]))
     mine = viewer.pk if viewer is not None and viewer.is_authenticated else None
     rows: list[AmongRow] = []
@@ -306,13 +304,21 @@ def ranks_among(
     when none of them is on it): what :func:`board_among` asks of the whole board, without its
     rows — one query of values and one round trip for the ranks, the board made once (its
     count one more round trip)."""
-    now = now or timezone.now()
-    whole = standings.board(day, now)
-    found = attempts_among(day, set(owners), whole)
-    ranks = _ranks_at_once(whole, found)
-    placed = {owner: ranks[game_id] for game_id, owner, *_values in found}
-    among = {owner: rank for owner, rank in placed.items() if rank is not None}
+    whole, found, ranks = _ranked_among(day, set(owners), now or timezone.now())
+    among = {
+        owner: rank for game_id, owner, *_values in found if (rank := ranks[game_id]) is not None
+    }
     return among, whole.count if among else 0
+
+
+def _ranked_among(
+    day: dt.date, players: set[int], now: dt.datetime
+) -> tuple[standings.Board, list[list[Any]], dict[int, int | None]]:
+    """The board that answers ``day`` at ``now``, the ranked attempts of ``players``
+    (:func:`attempts_among`) and their ranks on that board (:func:`_ranks_at_once`), by id."""
+    whole = standings.board(day, now)
+    found = attempts_among(day, players, whole)
+    return whole, found, _ranks_at_once(whole, found)
 
 
 #: What the board's conditions (``standings.order.RANKED``) read of an attempt that a board
