@@ -14,7 +14,21 @@ from .helpers import WORKED_EXAMPLE, play_line
 def test_resign_asks_in_the_sites_own_dialog_by_keyboard(new_player: Any) -> None:
     alice = new_player()
     game_id = play_line(alice, WORKED_EXAMPLE, ["R-T2"])
-    page = alice.goto(f"/games/{game_id}/")
+    # What the page and the server say to each other, for a failure's message.
+    page = alice.page
+    said: list[str] = []
+    page.on("console", lambda m: said.append(f"console {m.type}: {m.text}"))
+    page.on("request", lambda r: said.append(f"request {r.method} {r.url}"))
+    page.on("response", lambda r: said.append(f"response {r.status} {r.url}"))
+
+    def watch_socket(ws: Any) -> None:
+        said.append(f"socket {ws.url}")
+        ws.on("framesent", lambda f: said.append(f"sent {f}"))
+        ws.on("framereceived", lambda f: said.append(f"received {f}"))
+        ws.on("close", lambda _ws: said.append("socket closed"))
+
+    page.on("websocket", watch_socket)
+    alice.goto(f"/games/{game_id}/")
     page.wait_for_selector(".pile.stock")
     browser_boxes: list[str] = []
 
@@ -53,7 +67,14 @@ def test_resign_asks_in_the_sites_own_dialog_by_keyboard(new_player: Any) -> Non
     expect(dialog).to_be_hidden()
     # Up to 30 s: on a busy machine the server's answer may come late, and a socket's move that
     # is not answered in 15 s is sent again over REST (gamesocket.js) — still one resignation.
-    expect(page.locator("[data-status]")).to_have_text("Resigned", timeout=30_000)
+    try:
+        expect(page.locator("[data-status]")).to_have_text("Resigned", timeout=30_000)
+    except AssertionError as failed:
+        server = alice.api("GET", f"/api/games/{game_id}/")["status"]
+        raise AssertionError(
+            f"the page never showed the resignation (the server: {server}); "
+            f"what was said:\n" + "\n".join(said)
+        ) from failed
     assert alice.api("GET", f"/api/games/{game_id}/")["status"] == "resigned"
     assert browser_boxes == []  # never the browser's confirm box
     assert alice.errors == []
