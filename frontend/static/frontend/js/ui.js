@@ -254,14 +254,23 @@ export function showError(container, err) {
   );
 }
 
+/** The answer of the opening in hand of each dialog that `ask` opened: a function that settles it. */
+const asking = new WeakMap();
+
 /**
  * A question in the site's own dialog (a modal <dialog>, labelled by its heading): `text` goes in
  * its `[data-ask-text]`, and the answer is true when it is closed by its `value="yes"` button,
  * false by any other (or Escape). The focus starts on the element with `autofocus` (the safe
  * answer), stays in the dialog while it is open (Tab and Shift+Tab go round its buttons), and goes
  * back where it was when it closes.
+ *
+ * A dialog's `close` event is told after it has closed, in a task of its own, and a busy page may
+ * take a key press before it: the question asked again while the last closing is still untold.
+ * That opening is answered then (by the value it closed with), and the late event, which finds
+ * the dialog open again, answers nothing: each opening gets its own answer.
  */
 export function ask(dialog, text) {
+  asking.get(dialog)?.();
   const before = document.activeElement;
   dialog.querySelector("[data-ask-text]").textContent = text;
   dialog.returnValue = "";
@@ -276,12 +285,16 @@ export function ask(dialog, text) {
       e.preventDefault();
       stops[next].focus();
     });
+    dialog.addEventListener("close", () => {
+      if (!dialog.open) asking.get(dialog)?.();
+    });
   }
   dialog.showModal();
   return new Promise((resolve) => {
-    dialog.addEventListener("close", () => {
+    asking.set(dialog, () => {
+      asking.delete(dialog);
       if (before?.isConnected && typeof before.focus === "function") before.focus();
       resolve(dialog.returnValue === "yes");
-    }, { once: true });
+    });
   });
 }
