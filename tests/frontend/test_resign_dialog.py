@@ -65,8 +65,8 @@ def test_resign_asks_in_the_sites_own_dialog_by_keyboard(new_player: Any) -> Non
     expect(confirm).to_be_focused()
     page.keyboard.press("Enter")  # Resign
     expect(dialog).to_be_hidden()
-    # Up to 30 s: on a busy machine the server's answer may come late, and a socket's move that
-    # is not answered in 15 s is sent again over REST (gamesocket.js) — still one resignation.
+    # Up to 30 s: a socket's move not answered in 15 s is sent again over REST (gamesocket.js),
+    # still one resignation.
     try:
         expect(page.locator("[data-status]")).to_have_text("Resigned", timeout=30_000)
     except AssertionError as failed:
