@@ -26,19 +26,35 @@ evidence (with 1,000 honest wins or more: the highest but one in 1,000), rounded
 The detection rate against each kind of cheater is printed at that threshold. ``--write-docs``
 puts the figures in their section of docs/fair-play.md. ``--quick`` is a smoke run (2 deals, 1
 game a level). The machine is shared: the load average is printed with the figures.
+
+**Records.** Showing a false-positive rate of 1 in 1,000 by simulation takes about 1,000 honest
+wins, and judging one costs about half a minute of CPU: more than one run can give. With
+``--records DIR`` each judged attempt is kept as a line of JSON (its forks' shares, habits and
+outcomes: all the fit and the evidence read) in a file of the run's own, written as each deal is
+done — so that a run stopped halfway keeps what it judged — and the figures are computed over
+every record in DIR judged under the same search budget (a record is known by its deal, its
+player and its game's seed: judged twice, it counts once). Runs over other days add to the
+whole; ``--honest-only`` spends a run on honest players alone. ``--from-records`` computes the
+figures from DIR and plays nothing::
+
+    .venv/bin/python benchmarks/clairvoyance.py --records benchmarks/records/clairvoyance \
+        --first-day 2030-02-01 --deals 20 --games 5 --honest-only
+    .venv/bin/python benchmarks/clairvoyance.py --records benchmarks/records/clairvoyance \
+        --from-records --write-docs
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import math
 import multiprocessing
 import random
 import statistics
 import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,13 +104,29 @@ class Judged:
     forks: list[tuple[list[float], list[int], list[bool], int]]
     complete: bool
     seconds: float
+    #: The deal's code, and the simulated game's number on it (the cheaters: 0).
+    code: str = ""
+    game: int = 0
 
     def evidence(self, model: Budget) -> float:
         return sum(fork_evidence(*fork, model)[1] for fork in self.forks)
 
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        """What the record is of: its deal, its player and its game."""
+        return (self.code, self.kind, self.level, self.game)
+
 
 def _record(
-    kind: str, level: str, day: str, par: int, tokens: list[str], found: Judgement, seconds: float
+    kind: str,
+    level: str,
+    day: str,
+    par: int,
+    tokens: list[str],
+    found: Judgement,
+    seconds: float,
+    code: str,
+    game: int,
 ) -> Judged:
     forks = []
     for fork in found.forks:
@@ -103,7 +135,41 @@ def _record(
         forks.append(
             ([m.share for m in moves], [m.habit for m in moves], [m.wins for m in moves], played)
         )
-    return Judged(kind, level, day, len(tokens), par, forks, found.complete, seconds)
+    return Judged(kind, level, day, len(tokens), par, forks, found.complete, seconds, code, game)
+
+
+def search_budget() -> dict[str, int]:
+    """The service's budget's search counts: records judged under others are not comparable (the
+    models' parameters are fitted again over the records, so they may differ)."""
+    models = {"temperature", "habit", "slip"}
+    budget = Budget()
+    return {f.name: getattr(budget, f.name) for f in fields(budget) if f.name not in models}
+
+
+def read_records(folder: Path) -> tuple[list[Judged], int]:
+    """The records in ``folder`` judged under :func:`search_budget`, each attempt once, and how
+    many lines were passed over (another budget, or a record already read)."""
+    budget, passed = search_budget(), 0
+    found: dict[tuple[str, str, str, int], Judged] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            data = json.loads(line)
+            if data.pop("budget") != budget:
+                passed += 1
+                continue
+            data["forks"] = [tuple(fork) for fork in data["forks"]]
+            one = Judged(**data)
+            passed += one.key in found
+            found.setdefault(one.key, one)
+    return list(found.values()), passed
+
+
+def write_records(path: Path, judged: list[Judged]) -> None:
+    """Add ``judged`` to the records file ``path``, a line of JSON each."""
+    budget = search_budget()
+    with path.open("a") as out:
+        for one in judged:
+            out.write(json.dumps({**asdict(one), "budget": budget}, separators=(",", ":")) + "\n")
 
 
 def pad(code: str, line: list[str], share: float, seed: str) -> list[str]:
@@ -169,20 +235,23 @@ def deal_figures(args: dict[str, Any], day: dt.date) -> list[Judged]:
     budget = Budget()
     judged: list[Judged] = []
 
-    def judge_one(kind: str, level: str, tokens: list[str]) -> None:
+    def judge_one(kind: str, level: str, tokens: list[str], game: int) -> None:
         start = time.perf_counter()
         result = judge(code, tokens, seed=f"{code}|{kind}|{level}|{len(tokens)}", budget=budget)
         seconds = time.perf_counter() - start
-        judged.append(_record(kind, level, day.isoformat(), par, tokens, result, seconds))
+        judged.append(
+            _record(kind, level, day.isoformat(), par, tokens, result, seconds, code, game)
+        )
 
     for level in LEVELS:
         for k in range(args["games"]):
             played = play(code, level, f"{code}|{level.name}|clairvoyance|{k}")
             if played.won:
-                judge_one("honest", level.name, list(played.tokens))
-    for kind, (share, stock) in CHEATERS.items():
-        tokens = show_stock(code, line) if stock else pad(code, line, share, f"{code}|{kind}")
-        judge_one("cheater", kind, tokens)
+                judge_one("honest", level.name, list(played.tokens), k)
+    if not args["honest_only"]:
+        for kind, (share, stock) in CHEATERS.items():
+            tokens = show_stock(code, line) if stock else pad(code, line, share, f"{code}|{kind}")
+            judge_one("cheater", kind, tokens, 0)
     return judged
 
 
@@ -225,7 +294,9 @@ def threshold(values: list[float]) -> tuple[float, str]:
     )
 
 
-def run(args: argparse.Namespace) -> str:
+def simulate(args: argparse.Namespace) -> tuple[list[Judged], str]:
+    """Deal, play and judge the run's days (each deal's records written as it is done, with
+    ``--records``), and say what was run."""
     first = dt.date.fromisoformat(args.first_day)
     days = [first + dt.timedelta(days=k) for k in range(args.deals)]
     options = {
@@ -233,14 +304,33 @@ def run(args: argparse.Namespace) -> str:
         "games": args.games,
         "positions": args.positions,
         "shorten": args.shorten,
+        "honest_only": args.honest_only,
     }
+    out = None
+    if args.records:
+        args.records.mkdir(parents=True, exist_ok=True)
+        out = args.records / f"{first}-{args.deals}d-{args.games}g.jsonl"
     context = multiprocessing.get_context("spawn")
     start = time.perf_counter()
+    results: list[Judged] = []
     with ProcessPoolExecutor(args.jobs, mp_context=context) as executor:
-        results = [
-            j for day in executor.map(deal_figures, [options] * len(days), days) for j in day
-        ]
+        for done in as_completed([executor.submit(deal_figures, options, day) for day in days]):
+            judged = done.result()
+            results += judged
+            if out is not None:
+                write_records(out, judged)
     wall = time.perf_counter() - start
+    return results, (
+        f"{len(days)} days from {first} dealt as the service deals them, {args.games} games "
+        f"per level and day{', honest players only' if args.honest_only else ''}: "
+        f"{wall:.0f} s on {args.jobs} processes"
+    )
+
+
+def run(results: list[Judged], ran: str) -> str:
+    """The figures of the judged attempts ``results``, which ``ran`` says how they were had."""
+    if not results:
+        return f"{ran}: no attempt won, none judged."
     honest = [j for j in results if j.kind == "honest"]
     cheaters = [j for j in results if j.kind == "cheater"]
     model = fit(honest)
@@ -248,11 +338,12 @@ def run(args: argparse.Namespace) -> str:
     cut, shown = threshold(values)
     pars = sorted(j.par for j in results)
     seconds = [j.seconds for j in results]
+    days = sorted({j.day for j in results})
     lines = [
-        f"{len(days)} days from {first} dealt as the service deals them (pars "
-        f"{pars[0]}–{pars[-1]}), {args.games} games per level and day; {len(honest)} honest wins "
-        f"and {len(cheaters)} clairvoyant lines judged with the service's budget ({Budget()}); "
-        f"{wall:.0f} s on {args.jobs} processes (judging: median "
+        f"{ran}. In all, {len(days)} days ({days[0]} to {days[-1]}; pars "
+        f"{pars[0]}–{pars[-1]}): {len(honest)} honest wins "
+        f"and {len(cheaters)} clairvoyant lines judged with the service's budget ({Budget()}) "
+        f"(judging: median "
         f"{statistics.median(seconds):.1f} s, max {max(seconds):.1f} s an attempt; "
         f"{sum(not j.complete for j in results)} judgements cut short by the position budget).",
         "",
@@ -305,17 +396,41 @@ def main() -> None:
     parser.add_argument("--shorten", type=int, default=settings.DAILY_DEAL_SHORTEN_POSITIONS)
     parser.add_argument("--secret", default=SECRET)
     parser.add_argument("--quick", action="store_true", help="2 deals, 1 game a level")
+    parser.add_argument("--honest-only", action="store_true", help="no clairvoyant lines")
+    parser.add_argument(
+        "--records", type=Path, help="keep each judged attempt here, and count all kept here"
+    )
+    parser.add_argument(
+        "--from-records", action="store_true", help="the figures of --records alone: play nothing"
+    )
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.deals, args.games = 2, 1
+    if args.from_records and not args.records:
+        parser.error("--from-records reads --records DIR")
     host = machine(arch=True)
-    figures = run(args)
-    command = (
-        f"`.venv/bin/python benchmarks/clairvoyance.py --deals {args.deals} --first-day "
-        f"{args.first_day} --games {args.games} --jobs {args.jobs} --positions "
-        f"{args.positions} --shorten {args.shorten}`"
-    )
+    results, ran = ([], "") if args.from_records else simulate(args)
+    if args.records:
+        results, passed = read_records(args.records)
+        files = len(list(args.records.glob("*.jsonl")))
+        kept = f"{len(results)} judged attempts from {files} runs' records in {args.records}"
+        ran = f"{ran}; {kept}" if ran else kept.capitalize()
+        if passed:
+            ran += f" ({passed} passed over: judged again, or under another budget)"
+    figures = run(results, ran)
+    if args.from_records:
+        command = (
+            f"`.venv/bin/python benchmarks/clairvoyance.py --records {args.records} --from-records`"
+        )
+    else:
+        command = (
+            f"`.venv/bin/python benchmarks/clairvoyance.py --deals {args.deals} --first-day "
+            f"{args.first_day} --games {args.games} --jobs {args.jobs} --positions "
+            f"{args.positions} --shorten {args.shorten}"
+            f"{' --honest-only' if args.honest_only else ''}"
+            f"{f' --records {args.records}' if args.records else ''}`"
+        )
     section = f"## {HEADING}\n\n{command} ({host})\n\n{figures}\n"
     print(section)
     if args.write_docs:
