@@ -21,8 +21,10 @@ The honest model's temperature and habit weight are then fitted by maximum likel
 honest winners' choices at their forks (:func:`fit`; the evidence of every attempt is computed
 again with them from the stored shares and habits, ``clairvoyance.fork_evidence``, no search
 needed), and the flag's threshold chosen (:func:`threshold`): at least ``log 1000`` — where the
-martingale bound ``e^-t`` is 1 in 1,000 — and at least half again the highest honest win's
-evidence (with 1,000 honest wins or more: the highest but one in 1,000), rounded up to a half.
+martingale bound ``e^-t`` is 1 in 1,000 — and at least the upper 95 % confidence bound of the
+evidence that one honest win in 1,000 reaches, from an exponential fitted to the highest tenth of
+the honest wins' evidence (:func:`tail_bound`), rounded up to a half; how many honest wins reach
+it is counted too.
 The detection rate against each kind of cheater is printed at that threshold. ``--write-docs``
 puts the figures in their section of docs/fair-play.md. ``--quick`` is a smoke run (2 deals, 1
 game a level). The machine is shared: the load average is printed with the figures.
@@ -54,7 +56,7 @@ import random
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +66,14 @@ from canfield_site import settings
 from games.engine import UNDO, Action, Canfield
 from games.engine.actions import COLUMNS
 from games.engine.certify import certify
-from games.engine.clairvoyance import Budget, Judgement, fork_evidence, honest_chances, judge
+from games.engine.clairvoyance import (
+    Budget,
+    Judgement,
+    fork_evidence,
+    habit,
+    honest_chances,
+    judge,
+)
 from games.engine.difficulty import Band
 from games.engine.players import LEVELS, play
 
@@ -81,9 +90,11 @@ CHEATERS: dict[str, tuple[float, bool]] = {
 }
 #: The false-positive rate aimed at: one honest win in TARGET.
 TARGET = 1000
-#: The threshold's margin over the highest honest evidence simulated: the honest wins the
-#: simulation did not play will reach further than the ones it did.
-MARGIN = 1.5
+#: The part of the honest wins whose evidence's tail is fitted (:func:`tail_bound`): the highest
+#: tenth.
+TAIL = 0.1
+#: The standard normal's 95 % point: the threshold is an upper bound at 95 % confidence.
+Z95 = 1.6449
 #: The temperatures tried. None below 0.2: a share is an estimate from four samples, whose
 #: standard error is up to 0.25, and a sharper softmax would read that noise as a preference.
 TEMPERATURES = (0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
@@ -107,6 +118,12 @@ class Judged:
     #: The deal's code, and the simulated game's number on it (the cheaters: 0).
     code: str = ""
     game: int = 0
+    #: The attempt's log, and each fork's number in it and legal moves: what the forks' habits
+    #: are computed from again when a record is read (:func:`rehabit`), so that a change of
+    #: ``clairvoyance.habit`` needs no new search.
+    tokens: list[str] = field(default_factory=list)
+    plies: list[int] = field(default_factory=list)
+    moves: list[list[str]] = field(default_factory=list)
 
     def evidence(self, model: Budget) -> float:
         return sum(fork_evidence(*fork, model)[1] for fork in self.forks)
@@ -135,7 +152,39 @@ def _record(
         forks.append(
             ([m.share for m in moves], [m.habit for m in moves], [m.wins for m in moves], played)
         )
-    return Judged(kind, level, day, len(tokens), par, forks, found.complete, seconds, code, game)
+    return Judged(
+        kind,
+        level,
+        day,
+        len(tokens),
+        par,
+        forks,
+        found.complete,
+        seconds,
+        code,
+        game,
+        tokens,
+        [fork.ply for fork in found.forks],
+        [[m.move for m in fork.moves] for fork in found.forks],
+    )
+
+
+def rehabit(one: Judged) -> Judged:
+    """``one`` with its forks' habits as ``clairvoyance.habit`` gives them now, from the
+    positions its log stood on at its forks."""
+    if not one.tokens:
+        return one
+    game = Canfield(one.code)
+    forks = []
+    done = 0
+    for (values, _habits, wins, played), ply, moves in zip(
+        one.forks, one.plies, one.moves, strict=True
+    ):
+        for _ in game.replaying(one.tokens[done : ply - 1]):
+            pass
+        done = ply - 1
+        forks.append((values, [habit(game, Action.parse(m)) for m in moves], wins, played))
+    return replace(one, forks=forks)
 
 
 def search_budget() -> dict[str, int]:
@@ -158,7 +207,7 @@ def read_records(folder: Path) -> tuple[list[Judged], int]:
                 passed += 1
                 continue
             data["forks"] = [tuple(fork) for fork in data["forks"]]
-            one = Judged(**data)
+            one = rehabit(Judged(**data))
             passed += one.key in found
             found.setdefault(one.key, one)
     return list(found.values()), passed
@@ -274,23 +323,44 @@ def fit(honest: list[Judged]) -> Budget:
     return replace(Budget(), temperature=temperature, habit=weight)
 
 
+def tail_bound(values: list[float], rate: float) -> tuple[float, float, int]:
+    """The evidence that a share ``rate`` of honest wins reaches, estimated from the highest
+    :data:`TAIL` of ``values`` (at least 10): the excesses over the value below them fitted by
+    an exponential (peaks over a threshold, the generalized Pareto with shape 0 — the evidence
+    is a sum of per-fork terms, each bounded by its fork's ``-log P_honest(W)``, whose tail is no
+    heavier), whose quantile is ``u + σ · log(k / (n · rate))``. Returns that estimate, its
+    upper bound at 95 % confidence (``2kσ̂/σ`` is χ² with 2k degrees of freedom; its 5 % point
+    by Wilson and Hilferty's approximation), and k."""
+    ordered = sorted(values)
+    n = len(ordered)
+    k = min(n - 1, max(10, round(TAIL * n)))
+    if k < 2:
+        return math.inf, math.inf, k
+    under = ordered[-k - 1]
+    scale = sum(v - under for v in ordered[-k:]) / k
+    dof = 2 * k
+    low = dof * (1 - 2 / (9 * dof) - Z95 * math.sqrt(2 / (9 * dof))) ** 3
+    reach = math.log(k / (n * rate))
+    return under + scale * reach, under + dof * scale / low * reach, k
+
+
 def threshold(values: list[float]) -> tuple[float, str]:
     """The flag's threshold for the honest wins' evidence ``values``, and what they show of it:
-    the largest of log TARGET (where the martingale bound is 1 in TARGET) and MARGIN times the
-    highest honest evidence (with TARGET values or more: the highest but one in TARGET), rounded
-    up to a half."""
+    the larger of log TARGET (where the martingale bound is 1 in TARGET) and the upper 95 %
+    confidence bound of the evidence that one honest win in TARGET reaches
+    (:func:`tail_bound`), rounded up to a half."""
     ordered = sorted(values)
-    allowed = len(ordered) // TARGET
-    top = ordered[-allowed - 1] if ordered else 0.0
-    cut = math.ceil(max(math.log(TARGET), MARGIN * top) * 2) / 2
+    estimate, bound, k = tail_bound(ordered, 1 / TARGET)
+    cut = math.ceil(max(math.log(TARGET), bound) * 2) / 2
     reached = sum(v >= cut for v in ordered)
-    if len(ordered) >= TARGET:
-        return cut, f"{reached} of {len(ordered)} honest wins reach it (≤ 1 in {TARGET})"
-    bound = 3 / len(ordered) if ordered else 1.0
+    top = ordered[-1] if ordered else 0.0
+    rule = 3 / len(ordered) if ordered else 1.0
     return cut, (
-        f"none of the {len(ordered)} honest wins reaches it (the highest: {top:.2f}): with this "
-        f"many, a false-positive rate below {bound:.1%} at 95 % confidence (the rule of three); "
-        f"{TARGET} honest wins or more would be needed to show 1 in {TARGET} by simulation alone"
+        f"the evidence one honest win in {TARGET} reaches is {estimate:.1f} by the exponential "
+        f"fitted to the highest {k} of the {len(ordered)} honest wins, at most {bound:.1f} at "
+        f"95 % confidence; {reached} of them reach the threshold (the highest: {top:.2f}) — by "
+        f"the count alone, a false-positive rate below {rule:.2%} at 95 % confidence (the rule "
+        "of three)"
     )
 
 
