@@ -28,7 +28,8 @@ move by two things it can see: its *share* — the part of :attr:`Budget.samples
 with everything the player has seen (the unseen cards shuffled among the hidden places) in which
 the solver finds, within :attr:`Budget.positions` positions, a win after it — and its *habit*
 (:func:`habit`: foundation first, then the reserve, the columns and the waste, the stock,
-take-backs, as a tap would play), and picks a move with the softmax of ``share / T - κ · habit``,
+take-backs, a column's cards moved for nothing, as a tap would play), and picks a move with the
+softmax of ``share / T - κ · habit``,
 save for a :data:`BLIND` part of its choices made at random among the ``n`` legal moves (``T``
 :attr:`Budget.temperature` and ``κ`` :attr:`Budget.habit` fitted to the simulated honest players
 of ``games.engine.players``: benchmarks/clairvoyance.py). The *clairvoyant* player picks as the
@@ -62,18 +63,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from .actions import COLUMNS, FOUNDATIONS, RESERVE, UNDO, Action
+from .actions import COLUMNS, FOUNDATIONS, RESERVE, UNDO, WASTE, Action
+from .cards import FITS_ON, Card
 from .deals import DealCode
 from .errors import IllegalAction
 from .game import Canfield
 from .solver import shorten, solve
 
 #: The honest model's temperature and habit weight, fitted by maximum likelihood to the choices of
-#: the simulated honest players at their forks (benchmarks/clairvoyance.py, docs/fair-play.md:
-#: 172 forks of 36 honest wins; the temperature is the lowest tried, a share being an estimate
-#: from four samples).
-TEMPERATURE: Final = 0.2
-HABIT: Final = 1.5
+#: the simulated honest players at their forks (benchmarks/clairvoyance.py, docs/fair-play.md,
+#: "The figures": the forks of about a thousand honest wins; the habit weight is the highest
+#: tried, the simulated players keeping to their habits as no person does).
+TEMPERATURE: Final = 0.5
+HABIT: Final = 3.0
 #: The part of the honest model that chooses among the legal moves at random: a person is no
 #: simulated player, and no fork may count for more than choosing blindly would explain.
 BLIND: Final = 0.1
@@ -370,15 +372,33 @@ def _shares(
 def habit(game: Canfield, move: Action) -> int:
     """Where ``move`` comes among the habits a person plays by (RULES.md, "Tapping a card"; the
     simulated players of ``games.engine.players``), seen from the position alone: 0 to a
-    foundation, 1 the reserve's top card to a column, 2 a card or a run of a column, or the
-    waste's card, to a column, 3 a draw or a recycle, 4 a foundation's card back to a column —
-    and one more for a move to a column that a tap would not choose (the longest column that
-    accepts the cards, ties the leftmost; failing that the leftmost empty one)."""
+    foundation; 1 the reserve's top card to a column, or a whole column onto another while the
+    reserve is there to fill the gap; 2 a whole column with the reserve empty, part of a column
+    when the card it uncovers serves (a foundation takes it, or the reserve's or the waste's top
+    card goes on it), or the waste's card to a column when that serves (the reserve is empty or
+    its top card goes on it, or the card it uncovers on the waste's spread goes home); 3 a draw
+    or a recycle, or the waste's card to a column when that serves nothing (level with the
+    stock: some play it, others draw and keep it for later, as the expert simulated player
+    does); 4 a foundation's card back to a column; 5 part of a column moved for nothing (the
+    card it uncovers serves none of that: the simulated players never make such a move, and a
+    person seldom does: it costs an action and gives nothing to play now) — and one more for a
+    move to a column that a tap would not choose (the longest column that accepts the cards,
+    ties the leftmost; failing that the leftmost empty one)."""
     if move.kind != "move":
         return 3
     if move.dst in FOUNDATIONS:
         return 0
-    rank = 4 if move.src in FOUNDATIONS else 1 if move.src == RESERVE else 2
+    source = game.piles[move.src]
+    if move.src in FOUNDATIONS:
+        rank = 4
+    elif move.src == RESERVE:
+        rank = 1
+    elif move.src == WASTE:
+        rank = 2 if _waste_serves(game) else 3
+    elif move.count == len(source):
+        rank = 1 if game.piles[RESERVE] else 2
+    else:
+        rank = 2 if _serves(game, source[-move.count - 1]) else 5
     accepting = [
         k
         for k in COLUMNS
@@ -387,6 +407,24 @@ def habit(game: Canfield, move: Action) -> int:
     filled = [k for k in accepting if game.piles[k]]
     tapped = max(filled, key=lambda k: (len(game.piles[k]), -k)) if filled else min(accepting)
     return rank + (move.dst != tapped)
+
+
+def _waste_serves(game: Canfield) -> bool:
+    """Whether the waste's top card, played to a column, serves: the reserve is empty or its top
+    card goes on it, or the card it uncovers on the spread goes home."""
+    reserve, spread = game.piles[RESERVE], game.visible_waste()
+    return (
+        not reserve
+        or FITS_ON[reserve[-1]][spread[-1]]
+        or (len(spread) > 1 and game.goes_home(spread[-2]))
+    )
+
+
+def _serves(game: Canfield, under: Card) -> bool:
+    """Whether the card ``under``, once uncovered on a column, serves: a foundation takes it, or
+    the reserve's or the waste's top card goes on it."""
+    tops = [pile[-1] for pile in (game.piles[RESERVE], game.piles[WASTE]) if pile]
+    return game.goes_home(under) or any(FITS_ON[top][under] for top in tops)
 
 
 def honest_chances(

@@ -381,6 +381,10 @@ class Canfield:
             return -1
         return card((RANK_OF[cards[-1]] + 1) % 13, suit)
 
+    def goes_home(self, c: Card) -> bool:
+        """Whether a foundation takes card ``c`` next."""
+        return any(self._needed(f) == c for f in FOUNDATIONS)
+
     def reason(self, action: Action) -> Reason | None:
         """Why ``action`` is illegal now, or ``None`` if it is legal."""
         if self.foundation_cards == 52:

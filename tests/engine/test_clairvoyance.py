@@ -223,3 +223,66 @@ def test_padding_with_undone_actions_and_detours_adds_nothing():
     assert [(f.played, f.moves) for f in judged.forks] == [(f.played, f.moves) for f in plain.forks]
     assert all(padded[f.ply - 1] == f.played for f in judged.forks)  # (numbered in its log)
     assert judged.forks[-1].ply >= plain.forks[-1].ply + 4  # (two pairs among the forks)
+
+
+def stocked(t1: list[str], waste: tuple[str, ...] = ()) -> Canfield:
+    """A position of CODE with a stock to draw from: spades and clubs home to the 5, hearts to
+    the 5, diamonds complete; column 1 is ``t1``, then the ten of clubs, the king of hearts and
+    the queen of spades; the reserve's top the 7 of clubs (over the 8); ``waste`` face up, its
+    top last; the other cards in play in the stock."""
+    home = [
+        tuple(parse_card(RANKS[r] + suit) for r in range(RANKS.index(top) + 1))
+        for top, suit in zip("55K5", "SHDC", strict=True)
+    ]
+    columns = [t1, ["TC"], ["KH"], ["QS"]]
+    placed = {c for column in columns for c in column} | {"7C", "8C", *waste}
+    in_play = [RANKS[r] + suit for suit in "SHC" for r in range(5, 13)]
+    stock = tuple(parse_card(c) for c in in_play if c not in placed)
+    piles = (
+        (parse_card("8C"), parse_card("7C")),
+        tuple(parse_card(c) for c in waste),
+        *home,
+        *(tuple(parse_card(c) for c in column) for column in columns),
+    )
+    snapshot = Snapshot(
+        ply=40,
+        piles=piles,
+        stock=stock,
+        spread=len(waste),
+        score=0,
+        undos=0,
+        recycles=0,
+        moves=40,
+        undoable=(),
+    )
+    return Canfield.restore(CODE, snapshot)
+
+
+def test_a_part_of_a_column_moved_for_nothing_comes_after_the_stock_among_the_habits():
+    # The 9 of hearts onto the 10 of clubs uncovers the 10 of spades: no foundation takes it,
+    # and neither the reserve's top (the 7 of clubs) nor the waste (empty) goes on it. The
+    # simulated players never make that move; drawing comes first.
+    idle = stocked(["TS", "9H"])
+    assert {"T1-T2", "D"} <= set(tokens(idle))
+    assert habit(idle, Action.parse("D")) == 3
+    assert habit(idle, Action.parse("T1-T2")) == 5
+    # The same move uncovering the 6 of spades, which goes home: a run that serves, before the
+    # stock.
+    serving = stocked(["6S", "9H"])
+    assert serving.goes_home(parse_card("6S")) and not serving.goes_home(parse_card("TS"))
+    assert habit(serving, Action.parse("T1-T2")) == 2
+    # A whole column onto another, the reserve there to fill the gap: with the reserve's top.
+    whole = stocked(["9H"])
+    assert habit(whole, Action.parse("T1-T2")) == 1
+
+
+def test_the_wastes_card_to_a_column_that_serves_nothing_is_level_with_the_stock():
+    # The 6 of hearts onto the 7 of spades: the reserve's top (the 7 of clubs) cannot follow it,
+    # and nothing under it on the waste goes home. Some players play it, others draw (the expert
+    # simulated player keeps it for later): level with the stock.
+    idle = stocked(["7S"], waste=("6H",))
+    assert habit(idle, Action.parse("W-T1")) == habit(idle, Action.parse("D")) == 3
+    # The 6 of spades under it on the spread goes home once it is played: before the stock.
+    assert habit(stocked(["7S"], waste=("6S", "6H")), Action.parse("W-T1")) == 2
+    # The 8 of hearts onto the 9 of spades, and the reserve's 7 of clubs goes on it: before too.
+    assert habit(stocked(["9S"], waste=("8H",)), Action.parse("W-T1")) == 2
