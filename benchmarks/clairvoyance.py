@@ -30,14 +30,15 @@ puts the figures in their section of docs/fair-play.md. ``--quick`` is a smoke r
 game a level). The machine is shared: the load average is printed with the figures.
 
 **Records.** Showing a false-positive rate of 1 in 1,000 by simulation takes about 1,000 honest
-wins, and judging one costs about half a minute of CPU: more than one run can give. With
-``--records DIR`` each judged attempt is kept as a line of JSON (its forks' shares, habits and
-outcomes: all the fit and the evidence read) in a file of the run's own, written as each deal is
-done — so that a run stopped halfway keeps what it judged — and the figures are computed over
-every record in DIR judged under the same search budget (a record is known by its deal, its
-player and its game's seed: judged twice, it counts once). Runs over other days add to the
-whole; ``--honest-only`` spends a run on honest players alone. ``--from-records`` computes the
-figures from DIR and plays nothing::
+wins, each judged in seconds of CPU (up to a minute for the longest), and about two games played
+for each: more than one run may give. With ``--records DIR`` each judged attempt is kept as a line
+of JSON (its log, and its forks' moves, shares and outcomes: all the fit and the evidence read,
+the habits computed again from the log's positions when read, :func:`rehabit`) in a file of the
+run's own, written as each deal is done — so that a run stopped halfway keeps what it judged —
+and the figures are computed over every record in DIR judged under the same search budget (a
+record is known by its deal, its player and its game's seed: judged twice, it counts once). Runs
+over other days add to the whole; ``--honest-only`` spends a run on honest players alone.
+``--from-records`` computes the figures from DIR and plays nothing::
 
     .venv/bin/python benchmarks/clairvoyance.py --records benchmarks/records/clairvoyance \
         --first-day 2030-02-01 --deals 20 --games 5 --honest-only

@@ -112,7 +112,8 @@ FIRST_DAY: Final = dt.timedelta(days=1)
 CLAIRVOYANT: Final = 23.0
 #: The version of the judgement: raise it when the test changes what it finds; a judgement of
 #: another version is made again. 2: a column's cards moved for nothing rank last among the
-#: habits (``clairvoyance.habit``), and the model is fitted again.
+#: habits, the waste's card that serves nothing level with the stock (``clairvoyance.habit``),
+#: and the model is fitted again.
 JUDGE_VERSION: Final = 2
 #: What one judgement may cost (positions per solve, samples, forks, positions in all).
 JUDGE_BUDGET: Final = clairvoyance.Budget()
