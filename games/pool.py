@@ -88,6 +88,7 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 from pebble import ProcessExpired, ProcessPool
 
+from core.loops import within
 from games import pool_jobs
 from games.errors import GameError
 
@@ -391,7 +392,7 @@ async def stopped(timeout: float = STOP_SECONDS) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.to_thread(stop), timeout)
+        await within(asyncio.to_thread(stop), timeout)
     while _callers and loop.time() < deadline:
         await asyncio.sleep(0.02)
     await asyncio.sleep(STOP_SETTLE)

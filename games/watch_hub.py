@@ -50,7 +50,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from core.accounts.models import practice_is_private
-from core.loops import PerLoop
+from core.loops import PerLoop, within
 from games import payloads, watch_counts
 from games.clock import utc_today
 from games.models import Game
@@ -326,7 +326,7 @@ class Hub:
         try:
             while True:
                 try:
-                    message = await asyncio.wait_for(layer.receive(channel), RENEW_GROUP)
+                    message = await within(layer.receive(channel), RENEW_GROUP)
                 except TimeoutError:  # a quiet hour: the memberships are renewed below
                     message = {}
                 kind = message.get("type")

@@ -63,7 +63,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from core.formats import iso
-from core.loops import PerLoop
+from core.loops import PerLoop, within
 from core.redis_bounds import answers as redis_answers
 from leaderboard.live import snapshots
 
@@ -308,7 +308,7 @@ class Hub:
         try:
             while True:
                 try:
-                    message = await asyncio.wait_for(layer.receive(channel), RENEW_GROUP)
+                    message = await within(layer.receive(channel), RENEW_GROUP)
                 except TimeoutError:  # a quiet hour
                     await self.renew()
                     continue
