@@ -21,6 +21,7 @@ times out there is not proof that Redis is away (the loop that reads may be the 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -204,9 +205,23 @@ def answers(url: str, within: float) -> bool:
 class BoundedAsyncConnection(AsyncConnection):
     """The channel layer's connection: the read timeout applies to every command, but a
     blocking pop (``BZPOPMIN key timeout``, how channels_redis waits for a message) may take its
-    own timeout before the read timeout starts to count."""
+    own timeout before the read timeout starts to count. And a cancellation is never lost in a
+    write (:meth:`send_packed_command`)."""
 
     _blocking: float | None = None
+
+    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        """redis-py writes under ``asyncio.wait_for``, which on Python 3.11 returns normally when
+        its task is cancelled as the write finishes: the cancellation is lost, and a listener
+        that waits for messages in a loop (channels_redis's ``receive``) then waits for ever —
+        the event loop's close, which cancels each task once, with it. Such a cancellation is
+        raised here, once the connection (whose reply nobody will read) is closed."""
+        task = asyncio.current_task()
+        asked = task.cancelling() if task is not None else 0
+        await super().send_packed_command(command, check_health)
+        if task is not None and task.cancelling() > asked:
+            await self.disconnect(nowait=True)
+            raise asyncio.CancelledError
 
     async def send_command(self, *args: Any, **kwargs: Any) -> None:
         name = str(args[0]).upper() if args else ""

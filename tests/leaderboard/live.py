@@ -7,11 +7,14 @@ The tests use ``transactional_db``: the games signals go out on commit, and a br
 board from an executor thread. A change made before a test's first socket connects is published at
 once, in the thread that made it (no loop serves yet); once one has connected, the test's loop is
 the serving loop and its changes are flushed there, a window apart: a test waits for their frames.
-When the test's loop ends, so do the flushes it still had scheduled.
+When the test's loop ends, so do the flushes it still had scheduled: each task left is cancelled,
+and one that does not end then fails the test with its stack (it would hold the loop's close for
+ever).
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import functools
 import json
@@ -34,12 +37,56 @@ def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     layers again when CHANNEL_LAYERS is set, and a layer keeps what it set up (its locks, its
     Redis connections) for the loop it first served, which an earlier test's end closed."""
 
+    async def ended(*args: Any, **kwargs: Any) -> None:
+        try:
+            await test(*args, **kwargs)
+        finally:
+            await end_tasks()
+
     @functools.wraps(test)
     def wrapper(*args: Any, **kwargs: Any) -> None:
         with override_settings(CHANNEL_LAYERS={**settings.CHANNEL_LAYERS}):
-            async_to_sync(test)(*args, **kwargs)
+            async_to_sync(ended)(*args, **kwargs)
 
     return wrapper
+
+
+#: Seconds a cancelled task has to end.
+END_WITHIN = 10.0
+
+
+def awaiting(task: asyncio.Task[Any]) -> str:
+    """What ``task`` waits on: its coroutines, outermost first, and the awaitable at the end."""
+    lines = [repr(task)]
+    awaited: Any = task.get_coro()
+    while awaited is not None:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+        if frame is None:
+            lines.append(f"  awaiting {awaited!r}")
+            break
+        lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    return "\n".join(lines)
+
+
+async def end_tasks() -> None:
+    """Cancel every other task of the running loop, as the loop's close does, and wait for them
+    to end. A task still running :data:`END_WITHIN` seconds later lost its cancellation: it is
+    cancelled again until it ends, and the test fails with its stack."""
+    current = asyncio.current_task()
+    left = {task for task in asyncio.all_tasks() if task is not current}
+    for task in left:
+        task.cancel()
+    if not left:
+        return
+    _, pending = await asyncio.wait(left, timeout=END_WITHIN)
+    stacks = [awaiting(task) for task in pending]
+    deadline = time.monotonic() + END_WITHIN
+    while pending and time.monotonic() < deadline:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.1)
+    assert not stacks, "tasks that did not end when cancelled:\n" + "\n".join(stacks)
 
 
 def watcher(day: dt.date | str) -> WebsocketCommunicator:

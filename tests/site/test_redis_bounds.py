@@ -3,10 +3,13 @@ timeout, nothing touches the network until REDIS_RETRY_SECONDS have passed."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
 
 import pytest
 import redis
+from asgiref.sync import async_to_sync
 from django.core.cache.backends.redis import RedisCache
 
 from core import redis_bounds
@@ -90,3 +93,47 @@ def test_the_cache_objects_of_a_process_share_one_pool_of_connections(tmp_path):
     assert shared == 1
     assert own == 10
     assert redis_bounds.state() != "down"
+
+
+@pytest.fixture(scope="module")
+def own_redis():
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.mark.parametrize("steps", range(8))
+def test_a_write_cancelled_as_it_finishes_still_ends_its_task_and_leaves_no_reply_behind(
+    own_redis, steps
+):
+    """redis-py writes under ``asyncio.wait_for``, which on Python 3.11 loses a cancellation that
+    comes as the write finishes: the channel layer's listener then received for ever. The task is
+    cancelled at every step around that moment; it ends, and the next command reads its own
+    reply, not the cancelled one's."""
+
+    async def scenario() -> tuple[bool, Any]:
+        connection = redis_bounds.BoundedAsyncConnection(
+            host="127.0.0.1", port=own_redis.port, socket_timeout=2.0
+        )
+        await connection.connect()
+
+        async def command_then_wait() -> None:
+            await connection.send_packed_command(connection.pack_command("ECHO", "cancelled"))
+            await connection.read_response()
+            await asyncio.sleep(60)
+
+        task = asyncio.get_running_loop().create_task(command_then_wait())
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=1)
+        ended = task in done and task.cancelled()
+        if not ended:
+            task.cancel()
+            await asyncio.wait({task}, timeout=1)
+            await connection.disconnect()  # (the reply of the cancelled ECHO is unread)
+        await connection.send_command("ECHO", "next")
+        reply = await connection.read_response()
+        await connection.disconnect()
+        return ended, reply
+
+    assert async_to_sync(scenario)() == (True, b"next")
