@@ -18,10 +18,13 @@ processes of their own.
   two upstreams substituted (:func:`nginx_conf`; and, for a test of the edge's deadlines, shorter
   timeouts), in front of two Daphne processes.
 - :class:`RedisServer`: a private ``redis-server`` on a free port (nothing kept on disk).
+- :func:`cancel_and_wait`: tasks cancelled, and those that lost the cancellation described
+  (:func:`awaiting`) and ended anyway.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -37,7 +40,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -741,3 +744,38 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rindex(")") + 2] != "Z"
+
+
+def awaiting(task: asyncio.Task[Any]) -> str:
+    """What ``task`` waits on: its coroutines, outermost first, and the awaitable at the end."""
+    lines = [repr(task)]
+    awaited: Any = task.get_coro()
+    while awaited is not None:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+        if frame is None:
+            lines.append(f"  awaiting {awaited!r}")
+            break
+        lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    return "\n".join(lines)
+
+
+async def cancel_and_wait(
+    tasks: Iterable[asyncio.Task[Any]], within: float
+) -> dict[asyncio.Task[Any], str]:
+    """Cancel ``tasks`` and wait up to ``within`` seconds for them to end. One still running then
+    lost its cancellation: it is described (:func:`awaiting`), then cancelled again until it ends
+    (``within`` seconds more at most: the loop can close). The descriptions, by task."""
+    left = set(tasks)
+    for task in left:
+        task.cancel()
+    if not left:
+        return {}
+    _, pending = await asyncio.wait(left, timeout=within)
+    lost = {task: awaiting(task) for task in pending}
+    deadline = time.monotonic() + within
+    while pending and time.monotonic() < deadline:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.1)
+    return lost

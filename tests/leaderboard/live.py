@@ -28,6 +28,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from canfield_site.asgi import application
+from tests.support import cancel_and_wait
 
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 
@@ -55,38 +56,15 @@ def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
 END_WITHIN = 10.0
 
 
-def awaiting(task: asyncio.Task[Any]) -> str:
-    """What ``task`` waits on: its coroutines, outermost first, and the awaitable at the end."""
-    lines = [repr(task)]
-    awaited: Any = task.get_coro()
-    while awaited is not None:
-        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
-        if frame is None:
-            lines.append(f"  awaiting {awaited!r}")
-            break
-        lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
-        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
-    return "\n".join(lines)
-
-
 async def end_tasks() -> None:
     """Cancel every other task of the running loop, as the loop's close does, and wait for them
     to end. A task still running :data:`END_WITHIN` seconds later lost its cancellation: it is
-    cancelled again until it ends, and the test fails with its stack."""
+    ended anyway, and the test fails with its stack."""
     current = asyncio.current_task()
-    left = {task for task in asyncio.all_tasks() if task is not current}
-    for task in left:
-        task.cancel()
-    if not left:
-        return
-    _, pending = await asyncio.wait(left, timeout=END_WITHIN)
-    stacks = [awaiting(task) for task in pending]
-    deadline = time.monotonic() + END_WITHIN
-    while pending and time.monotonic() < deadline:
-        for task in pending:
-            task.cancel()
-        _, pending = await asyncio.wait(pending, timeout=0.1)
-    assert not stacks, "tasks that did not end when cancelled:\n" + "\n".join(stacks)
+    lost = await cancel_and_wait(
+        (task for task in asyncio.all_tasks() if task is not current), END_WITHIN
+    )
+    assert not lost, "tasks that did not end when cancelled:\n" + "\n".join(lost.values())
 
 
 def watcher(day: dt.date | str) -> WebsocketCommunicator:

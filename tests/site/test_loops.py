@@ -20,6 +20,7 @@ from django.test import override_settings
 from core.loops import within
 from games import watch_hub
 from leaderboard.live import fanout
+from tests.support import cancel_and_wait
 
 IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
@@ -28,15 +29,10 @@ STEPS = range(8)
 
 
 async def ended_when_cancelled(task: asyncio.Task[Any]) -> bool:
-    """Cancel ``task`` and say whether it ended cancelled within a second (a task that lost the
-    cancellation is cancelled again until it ends, so that the test's loop can close)."""
-    task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=1)
-    ended = task in done and task.cancelled()
-    while not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=0.1)
-    return ended
+    """Cancel ``task`` and say whether it ended cancelled within a second (one that lost the
+    cancellation is ended anyway, so that the test's loop can close)."""
+    lost = await cancel_and_wait({task}, 1)
+    return not lost and task.cancelled()
 
 
 def test_within_gives_the_result_and_times_out():

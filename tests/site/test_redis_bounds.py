@@ -13,7 +13,7 @@ from asgiref.sync import async_to_sync
 from django.core.cache.backends.redis import RedisCache
 
 from core import redis_bounds
-from tests.support import BlackHole, RedisServer
+from tests.support import BlackHole, RedisServer, cancel_and_wait
 
 
 @pytest.fixture
@@ -124,12 +124,9 @@ def test_a_write_cancelled_as_it_finishes_still_ends_its_task_and_leaves_no_repl
         task = asyncio.get_running_loop().create_task(command_then_wait())
         for _ in range(steps):
             await asyncio.sleep(0)
-        task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=1)
-        ended = task in done and task.cancelled()
+        lost = await cancel_and_wait({task}, 1)
+        ended = not lost and task.cancelled()
         if not ended:
-            task.cancel()
-            await asyncio.wait({task}, timeout=1)
             await connection.disconnect()  # (the reply of the cancelled ECHO is unread)
         await connection.send_command("ECHO", "next")
         reply = await connection.read_response()
