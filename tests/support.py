@@ -76,13 +76,14 @@ def django_env(
     database_url: str,
     redis_url: str | None = None,
     *,
-    settings: str = "canfield_site.settings",
+    settings: str = "tests.live_settings",
     **extra: str,
 ) -> dict[str, str]:
     """The environment for a Django or Daphne subprocess: this one's without REDIS_URL and DEBUG,
-    on ``database_url``, throttles off, warnings only, no days dealt ahead by the server;
-    ``redis_url`` and ``extra`` (which may override any of these: ``THROTTLE_LOGIN="20/min"``) if
-    given."""
+    on ``database_url``, the tests' servers' settings (``settings``: tests/live_settings.py, the
+    site's with a fast password hasher), throttles off, warnings only, no days dealt ahead by the
+    server; ``redis_url`` and ``extra`` (which may override any of these:
+    ``THROTTLE_LOGIN="20/min"``) if given."""
     env = {
         key: value
         for key, value in os.environ.items()

@@ -74,6 +74,7 @@ def test_a_log_in_flood_gets_busy_beyond_the_slots_and_others_are_served(databas
     env = django_env(
         database,
         REDIS_URL,
+        settings="canfield_site.settings",  # (Django's real password hasher)
         LOGIN_HASH_SLOTS="1",
         LOGIN_HASH_WAIT="0.1",
         DB_POOL_MIN="1",
