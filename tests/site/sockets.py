@@ -176,6 +176,34 @@ class RawWebsocket:
             if opcode == CLOSE:
                 return
 
+    def close_waiting(self) -> bool:
+        """Whether the server has closed: a close frame waits among the bytes received, or the
+        connection has ended, found without reading anything (a peek). A flood stops sending
+        there: its next frames would reach a server that has closed the connection, whose reset
+        would throw the close frame away unread."""
+        try:
+            data = self.buffer + self.sock.recv(1 << 20, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            data = self.buffer
+        except OSError:
+            return True
+        else:
+            if len(data) == len(self.buffer):  # (the server's side is shut)
+                return True
+        at = 0
+        while at + 2 <= len(data):
+            opcode, size, at = data[at] & 0x0F, data[at + 1] & 0x7F, at + 2
+            if opcode == CLOSE:
+                return True
+            if size >= 126:
+                width = 2 if size == 126 else 8
+                if at + width > len(data):
+                    break
+                size = struct.unpack("!H" if size == 126 else "!Q", data[at : at + width])[0]
+                at += width
+            at += size
+        return False
+
     def answered(self, payload: bytes) -> bool:
         """Whether a text frame's ``payload`` was the server's ping, answered now (a pong that
         can no longer be sent, the connection being closed, is left)."""
