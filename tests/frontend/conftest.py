@@ -33,6 +33,7 @@ from playwright.sync_api import (
     Page,
     Playwright,
     ViewportSize,
+    expect,
     sync_playwright,
 )
 
@@ -65,6 +66,12 @@ PHONE: ViewportSize = {"width": 360, "height": 740}
 WIDE: ViewportSize = {"width": 1440, "height": 900}
 #: The two sizes every layout is checked at: a desktop window and a phone.
 SIZES: dict[str, ViewportSize] = {"desktop": WIDE, "phone": PHONE}
+#: How long a step may wait, in ms: an action on the page (a click, a navigation: the contexts'
+#: default) and an assertion that waits (`expect`). Bounds, not speeds: a page answers in well
+#: under a second, and in several on a machine busy with the rest of the suite.
+STEP_TIMEOUT_MS = 30_000
+EXPECT_TIMEOUT_MS = 15_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 def yesterday() -> dt.date:
@@ -240,7 +247,7 @@ def new_player(browser: Browser, daphne_server: str) -> Iterator[Callable[..., P
         options.setdefault("viewport", DESKTOP)
         options.setdefault("reduced_motion", "reduce")
         context = browser.new_context(**options)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(STEP_TIMEOUT_MS)
         contexts.append(context)
         username = f"{prefix}{uuid.uuid4().hex[:8]}"
         response = context.request.post(

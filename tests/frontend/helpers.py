@@ -250,8 +250,17 @@ SMALL_TARGETS = """(least) => {
     });
     if (crowded) offending.push(describe(el, size(boxes[i])));
   });
-  return offending;
+  // The layout measured: every target's box, to tell a page that still moves from one that holds.
+  const layout = targets.map((el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height].map(Math.round).join(",");
+  }).join(" ");
+  return { offending, layout };
 }"""
+
+#: How often, and how many times at most, the layout is read until it holds still.
+SETTLE_EVERY_MS = 250
+SETTLE_READINGS = 40
 
 
 def small_targets(page: Page, least: int = 24) -> list[str]:
@@ -261,6 +270,17 @@ def small_targets(page: Page, least: int = 24) -> list[str]:
     shown, measured by what of it a finger can hit (a card fanned over another hides the one
     below it, but for its top strip). Excused, as WCAG allows: a link within a sentence, and a
     small target whose circle of `least` px across, on its centre, meets no other target nor
-    another small target's circle. An empty list: every target is large enough."""
-    offending: list[str] = page.evaluate(SMALL_TARGETS, least)
+    another small target's circle. An empty list: every target is large enough.
+
+    The page is measured once its layout holds still (the same boxes in two readings a quarter
+    of a second apart), as a finger meets it: a page that is still drawing what it fetched (a
+    busy machine's replay, its list not yet in place) may overlap for a moment. A page that never
+    holds still is measured as it is at the last reading."""
+    reading = page.evaluate(SMALL_TARGETS, least)
+    for _ in range(SETTLE_READINGS):
+        page.wait_for_timeout(SETTLE_EVERY_MS)
+        previous, reading = reading, page.evaluate(SMALL_TARGETS, least)
+        if reading["layout"] == previous["layout"]:
+            break
+    offending: list[str] = reading["offending"]
     return offending

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .conftest import PHONE, SIZES
+from .conftest import PHONE, SIZES, STEP_TIMEOUT_MS
 from .helpers import (
     WORKED_EXAMPLE,
     card,
@@ -139,7 +139,7 @@ def test_the_tours_step_and_its_board_fit_one_phone_screen(
     browser: Browser, daphne_server: str, artifacts: Path
 ) -> None:
     context = browser.new_context(viewport=PHONE, base_url=daphne_server, has_touch=True)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(STEP_TIMEOUT_MS)
     try:
         page = context.new_page()
         errors: list[str] = []

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
-from .conftest import SIZES
+from .conftest import SIZES, STEP_TIMEOUT_MS
 from .helpers import WORKED_EXAMPLE, play_line
 
 
@@ -23,7 +23,7 @@ def visitor(browser: Browser, daphne_server: str) -> Iterator[Any]:
     def make(size: str) -> tuple[Page, list[str]]:
         viewport = ViewportSize(width=SIZES[size]["width"], height=SIZES[size]["height"])
         context = browser.new_context(viewport=viewport, base_url=daphne_server)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(STEP_TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()
         errors: list[str] = []

@@ -12,7 +12,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, Request, WebSocket, WebSocketRoute, expect
 
-from .conftest import WIDE
+from .conftest import STEP_TIMEOUT_MS, WIDE
 from .helpers import (
     FINISH_CODE,
     FINISH_LINE,
@@ -222,7 +222,7 @@ def test_a_move_whose_answer_the_dropped_socket_lost_is_played_once(new_player: 
 
 def test_a_guest_plays_over_the_socket(browser: Browser, daphne_server: str) -> None:
     context = browser.new_context(viewport=WIDE, base_url=daphne_server)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(STEP_TIMEOUT_MS)
     try:
         page = context.new_page()
         errors: list[str] = []

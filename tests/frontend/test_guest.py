@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from games.engine import Action, Canfield
 
-from .conftest import PASSWORD, SIZES
+from .conftest import PASSWORD, SIZES, STEP_TIMEOUT_MS
 from .helpers import WORKED_EXAMPLE, card, pile, read_board, tap, wait_actions
 from .test_accessibility import violations
 
@@ -30,7 +30,7 @@ def browse(browser: Browser, daphne_server: str) -> Iterator[Any]:
 
     def make(size: str = "desktop", **options: Any) -> tuple[Page, list[str]]:
         context = browser.new_context(viewport=SIZES[size], base_url=daphne_server, **options)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(STEP_TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()
         errors: list[str] = []

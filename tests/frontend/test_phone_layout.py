@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from games.engine import DealCode
 
-from .conftest import PASSWORD, yesterday
+from .conftest import PASSWORD, STEP_TIMEOUT_MS, yesterday
 
 WIDTH = 360
 
@@ -146,7 +146,7 @@ def test_every_page_fits_a_phone_in_each_language(
     context = browser.new_context(
         viewport={"width": WIDTH, "height": 700}, base_url=daphne_server, has_touch=True
     )
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(STEP_TIMEOUT_MS)
     try:
         page = context.new_page()
         errors: list[str] = []
@@ -292,7 +292,7 @@ def test_no_label_lies_under_a_pile_and_counts_are_beside_their_cards(
     ]
     for viewport in viewports:
         context = browser.new_context(viewport=viewport, base_url=daphne_server, bypass_csp=True)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(STEP_TIMEOUT_MS)
         try:
             page = context.new_page()
             log_in(page, daphne_server, games_to_show["username"])

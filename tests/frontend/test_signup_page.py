@@ -9,7 +9,7 @@ import uuid
 import pytest
 from playwright.sync_api import Browser, expect
 
-from .conftest import PASSWORD, SIZES
+from .conftest import PASSWORD, SIZES, STEP_TIMEOUT_MS
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -17,7 +17,7 @@ def test_sign_up_states_its_rules_and_says_what_is_wrong_by_each_field(
     browser: Browser, daphne_server: str, size: str
 ) -> None:
     context = browser.new_context(viewport=SIZES[size], base_url=daphne_server)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(STEP_TIMEOUT_MS)
     try:
         page = context.new_page()
         errors: list[str] = []
