@@ -222,6 +222,11 @@ DAILY_DEAL_CANDIDATES = env_int("DAILY_DEAL_CANDIDATES", 200, minimum=1)
 # gentle early in the week, hardest at the weekend.
 DAILY_DIFFICULTY_GAMES = env_int("DAILY_DIFFICULTY_GAMES", 30, minimum=1)
 DAILY_DIFFICULTY_WEEK = env_bands("DAILY_DIFFICULTY_WEEK", WEEK)
+# The fair-play review's clairvoyance test (games.engine.clairvoyance, docs/fair-play.md): the
+# most positions the solver searches to judge one attempt, in the worker tier (positions, not
+# seconds: every worker judges alike). Past it the judgement stops with the evidence of the forks
+# weighed so far.
+FAIR_PLAY_JUDGE_POSITIONS = env_int("FAIR_PLAY_JUDGE_POSITIONS", 3_000_000, minimum=1000)
 for _band in DAILY_DIFFICULTY_WEEK:
     if not any(_band.holds(k, DAILY_DIFFICULTY_GAMES) for k in range(DAILY_DIFFICULTY_GAMES + 1)):
         raise ImproperlyConfigured(

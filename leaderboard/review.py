@@ -55,6 +55,7 @@ again) and its player's stats. Every decision is logged with who and why
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import hmac
@@ -588,6 +589,12 @@ def is_judged(review: AttemptReview | None) -> bool:
     return review is not None and review.judgement.get("version") == JUDGE_VERSION
 
 
+def judge_budget() -> clairvoyance.Budget:
+    """What judging one attempt may cost: :data:`JUDGE_BUDGET`, searching at most the
+    settings' ``FAIR_PLAY_JUDGE_POSITIONS`` positions in all."""
+    return dataclasses.replace(JUDGE_BUDGET, total=settings.FAIR_PLAY_JUDGE_POSITIONS)
+
+
 def judge(
     game_id: int, now: dt.datetime | None = None, budget: clairvoyance.Budget | None = None
 ) -> str:
@@ -619,7 +626,7 @@ def judge(
     status = "counted"
     if eligible(game, now):
         found = clairvoyance.judge(
-            game.deal_code, tokens, seed=f"attempt {game.pk}", budget=budget or JUDGE_BUDGET
+            game.deal_code, tokens, seed=f"attempt {game.pk}", budget=budget or judge_budget()
         )
         values["evidence"] = found.evidence
         values["forks"] = [stored_fork(fork) for fork in found.forks]

@@ -60,6 +60,9 @@ TEST_DEAL_POSITIONS = 20_000
 #: The simulated games per level that measure a candidate's difficulty there: 7, the fewest
 #: whose shares fall in every band of the default week (1 of 7 is 14%, in 5-15).
 TEST_DIFFICULTY_GAMES = 7
+#: The positions a worker that a test starts searches to judge one attempt (fair play's
+#: clairvoyance test): its judgements end early, as the service's would past its budget.
+TEST_JUDGE_POSITIONS = 20_000
 #: And every day's band there: any share, so that a day is dealt as fast as before days had a
 #: difficulty (the tests of the weekly rhythm set the default week, games.engine.difficulty.WEEK).
 TEST_DIFFICULTY_WEEK = ",".join(["0-100"] * 7)
@@ -105,6 +108,9 @@ def django_env(
         DAILY_DEAL_SHORTEN_POSITIONS=str(TEST_DEAL_POSITIONS),
         DAILY_DIFFICULTY_GAMES=str(TEST_DIFFICULTY_GAMES),
         DAILY_DIFFICULTY_WEEK=TEST_DIFFICULTY_WEEK,
+        # A worker judges the attempts of a test's players on a small budget too (the
+        # clairvoyance test's own tests set theirs): several seconds of CPU an attempt otherwise.
+        FAIR_PLAY_JUDGE_POSITIONS=str(TEST_JUDGE_POSITIONS),
         # A worker (:class:`Worker`, when a test starts one) looks for tasks, beats and finds lost
         # workers quickly.
         WORKER_INTERVAL="0.1",

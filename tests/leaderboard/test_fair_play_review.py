@@ -4,6 +4,7 @@ stat; logged with who and why; undone by reinstating; kept 30 days."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -100,6 +101,31 @@ def test_a_win_near_par_is_flagged_and_one_beyond_the_margin_is_not(clock):
     DailyDeal.objects.filter(date=utc_today()).update(par=inside - 1)
     (row,) = review.day_review(utc_today(), clock.now)
     assert row.flags == () and row.suspicion == 0
+
+
+def test_a_judgement_searches_no_more_positions_than_the_settings_allow(clock, settings):
+    """FAIR_PLAY_JUDGE_POSITIONS bounds the positions one attempt's judgement searches: on a
+    budget too small for its forks, the worker's judgement of a win ends, not complete, with
+    what it weighed; the service's budget but for the total."""
+    settings.FAIR_PLAY_JUDGE_POSITIONS = 2000
+    budget = review.judge_budget()
+    assert budget.total == 2000
+    assert dataclasses.replace(budget, total=review.JUDGE_BUDGET.total) == review.JUDGE_BUDGET
+    game = Game.objects.get(pk=start(player("ann"), "203.0.113.7")["id"])
+    play(game, WON, clock, step=3.0)
+
+    assert review.judge(game.pk) == "judged"
+    small = AttemptReview.objects.get(game=game)
+    assert small.judgement["complete"] is False
+    assert small.judgement["positions"] >= 2000  # (it stops once past the total)
+
+    # Judged again on a larger total: further along the line.
+    AttemptReview.objects.filter(game=game).delete()
+    settings.FAIR_PLAY_JUDGE_POSITIONS = 40_000
+    assert review.judge(game.pk) == "judged"
+    larger = AttemptReview.objects.get(game=game)
+    assert larger.judgement["positions"] > small.judgement["positions"]
+    assert len(larger.forks) > len(small.forks)
 
 
 def test_a_scout_sees_most_of_the_deck_without_trying_to_win_and_resigns_or_leaves(clock):
