@@ -22,6 +22,7 @@ import base64
 import contextlib
 import json
 import os
+import select
 import socket
 import struct
 import subprocess
@@ -203,6 +204,30 @@ class RawWebsocket:
                 at += width
             at += size
         return False
+
+    def flood(self, one: bytes, count: int, batch: int) -> int:
+        """Send the frame ``one`` ``count`` times as fast as the server takes it, ``batch`` at a
+        time, reading nothing, until the server closes (:meth:`close_waiting`); the number
+        sent, whole or in part. Never blocked in a send: a client stuck there, its buffers full
+        while the server reads no more, would not see the close arrive, and the server's drop a
+        second later resets the connection with the close frame unread."""
+        sent, pending = 0, b""
+        timeout = self.sock.gettimeout()
+        self.sock.settimeout(0)
+        try:
+            while (sent < count or pending) and not self.close_waiting():
+                if not pending:
+                    pending = one * min(batch, count - sent)
+                    sent += min(batch, count - sent)
+                try:
+                    pending = pending[self.sock.send(pending) :]
+                except BlockingIOError:
+                    select.select([], [self.sock], [], 0.05)  # (room to send, or look again)
+        except OSError:  # (reset: the server is done with it)
+            pass
+        finally:
+            self.sock.settimeout(timeout)
+        return sent
 
     def answered(self, payload: bytes) -> bool:
         """Whether a text frame's ``payload`` was the server's ping, answered now (a pong that

@@ -37,7 +37,7 @@ from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
 
 from core.socket_limits import Credit
-from tests.site.sockets import PING, RawWebsocket, rss_kib, seed_board
+from tests.site.sockets import PING, TEXT, RawWebsocket, frame, rss_kib, seed_board
 from tests.support import Daphne, django_env, get_json, migrate, post_json, start_daily
 
 #: Players on today's board, with the longest names there are: a snapshot of ~33 KB.
@@ -96,15 +96,7 @@ def test_a_flood_of_unknown_messages_is_closed_with_4008_and_leaves_memory_alone
 
     def flood(n: int) -> None:
         with RawWebsocket(daphne.port, board_path(), source=f"127.1.{n}.1") as client:
-            try:
-                for k in range(2000):  # 2 MB, unless the server stops it first
-                    # (stops once the server has closed: messages sent after its close would be
-                    # answered with a reset, and the close frame lost unread)
-                    if k % 10 == 0 and client.close_waiting():
-                        break
-                    client.send_text(junk)
-            except OSError:  # (reset: the server is done with it)
-                pass
+            client.flood(frame(TEXT, junk.encode()), 2000, 10)  # 2 MB, unless stopped first
             results.append(client.read_to_close())
 
     threads = [threading.Thread(target=flood, args=(n,)) for n in range(20)]
@@ -146,15 +138,7 @@ def test_a_flood_of_protocol_pings_is_closed_with_4008_and_leaves_memory_alone(d
 
     def flood(n: int) -> None:
         with RawWebsocket(daphne.port, board_path(), source=f"127.2.{n}.1") as client:
-            try:
-                for k in range(20_000):
-                    # (stops once the server has closed: pings sent after its close would be
-                    # answered with a reset, and the close frame lost unread)
-                    if k % 100 == 0 and client.close_waiting():
-                        break
-                    client.send_ping(b"p" * 100)
-            except OSError:  # (reset: the server is done with it)
-                pass
+            client.flood(frame(PING, b"p" * 100), 20_000, 100)
             results.append(client.read_to_close())
 
     threads = [threading.Thread(target=flood, args=(n,)) for n in range(20)]
