@@ -7,6 +7,7 @@ a test replays the same tokens through ``games.engine.Canfield`` and compares th
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -88,9 +89,18 @@ def play_tokens(game: Game, tokens: Iterable[str]) -> None:
 
 
 def winning_line(code: str = CODE) -> list[str]:
+    """The solver's winning line of ``code``'s deal, as tokens (a list of the caller's own)."""
+    return list(_winning_line(code))
+
+
+@functools.cache
+def _winning_line(code: str) -> tuple[str, ...]:
+    """The search behind :func:`winning_line`, once per deal and test process: the solver is
+    deterministic, and the search with its shortening costs about half a second, which dozens of
+    tests and fixtures ask for."""
     result = solve(code, max_positions=20_000)
     assert result.outcome == "win"
-    return result.tokens()
+    return tuple(result.tokens())
 
 
 def not_found() -> dict[str, str]:
