@@ -126,6 +126,12 @@ def daphne_server(server_workdir: Path) -> Iterator[str]:
         f"sqlite:///{workdir / 'db.sqlite3'}",
         settings="tests.frontend.live_settings",
         DAILY_DEAL_SECRET=_daily_secret(dt.datetime.now(dt.UTC).date()),
+        # Its worker looks for tasks twice a second and beats as the site's does: it lives all
+        # session, idle most of it, where the quick looks and beats that the worker tier's own
+        # tests need cost a twentieth of a core (a fortieth now). No browser test is about them.
+        WORKER_INTERVAL="0.5",
+        WORKER_BEAT="2",
+        WORKER_LOST="15",
     )
     migrate(env)
     # Yesterday is dealt too (as the operators' command deals a day): a past day with a solution.
