@@ -44,8 +44,10 @@ alone: the ASGI message's ``reason`` (the same ``code``) is given for servers th
 the error frame carries it under Daphne. Once a socket is closed here the application is told
 ``websocket.disconnect`` at once, what it sends afterwards is dropped, and what the client still
 sends is read and dropped unparsed until the server has closed the connection (Daphne drops it
-when the client has not answered the close within a second). Nothing of a socket is kept after
-it: its count, queue and task go with it.
+when the client has not answered the close within a second). A send that the server refuses
+because the connection has closed under it (:meth:`_Socket.forward`) closes the socket here the
+same way, with no error logged. Nothing of a socket is kept after it: its count, queue and task
+go with it.
 """
 
 from __future__ import annotations
@@ -389,11 +391,30 @@ class _Socket:
                     _("What was sent to this connection went unread: it is closed."),
                 )
                 return
-            await self.server_send(message)
+            if not await self.forward(message):
+                return
             number = self.credit.count(size)
             if number is not None:
-                await self.server_send(ping_frame(number))
+                await self.forward(ping_frame(number))
             return
         if message["type"] == "websocket.close":
             self.closed = True
-        await self.server_send(message)
+        await self.forward(message)
+
+    async def forward(self, message: Message) -> bool:
+        """Pass ``message`` on to the server; ``False`` when the connection closed under it.
+
+        A server raises on a send to a connection that has closed: an ``OSError`` of its own
+        (the ASGI specification), or under Daphne, while the close handshake that the server
+        began itself is under way (a client past its ping limit, ``canfield_site.serve``),
+        Autobahn's ``Disconnected``, a ``RuntimeError``. That is a client gone, not an error
+        of the application's: the socket is closed here, the application told
+        ``websocket.disconnect`` at once, and what it sends afterwards dropped, as after a
+        close of this layer's."""
+        try:
+            await self.server_send(message)
+        except (OSError, RuntimeError):
+            self.closed = True
+            self.tell({"type": "websocket.disconnect", "code": 1006})
+            return False
+        return True

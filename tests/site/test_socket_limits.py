@@ -23,6 +23,7 @@ bounds here are generous.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import secrets
@@ -438,3 +439,33 @@ def test_any_server_refuses_a_message_over_the_limit_unread(transactional_db, te
         {"type": "error", "code": "too_large", "message": "A message is at most 4096 bytes."}
     ]
     assert close == {"type": "websocket.close", "code": 4009, "reason": "too_large"}
+
+
+def test_a_send_on_a_connection_closed_under_it_ends_the_socket_quietly(transactional_db):
+    """A server raises on a send to a connection that has closed (ASGI: an ``OSError`` of its
+    own; Daphne, while a close it began is under way: Autobahn's ``Disconnected``, a
+    ``RuntimeError``) — here, the client gone before its snapshot. The application is told the
+    socket is gone and ends, nothing more is sent, and the network's count is given back: where
+    the error went up through the application and Daphne logged it, a traceback for each socket
+    that flooded pings before its snapshot was sent."""
+    from canfield_site.asgi import application, websocket_limits
+
+    scope = in_process("192.0.2.9").scope
+    sent: list[str] = []
+
+    async def serve(gone: type[Exception]) -> None:
+        incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        await incoming.put({"type": "websocket.connect"})
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message["type"])
+            if message["type"] == "websocket.send":
+                raise gone("the connection has closed")
+
+        await asyncio.wait_for(application(scope, incoming.get, send), 10)
+
+    for gone in (ConnectionResetError, RuntimeError):
+        sent.clear()
+        async_to_sync(serve)(gone)
+        assert sent == ["websocket.accept", "websocket.send"]
+        assert websocket_limits.sockets == {}
