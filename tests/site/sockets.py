@@ -205,20 +205,20 @@ class RawWebsocket:
             at += size
         return False
 
-    def flood(self, one: bytes, count: int, batch: int) -> int:
+    def flood(self, one: bytes, count: int, batch: int) -> None:
         """Send the frame ``one`` ``count`` times as fast as the server takes it, ``batch`` at a
-        time, reading nothing, until the server closes (:meth:`close_waiting`); the number
-        sent, whole or in part. Never blocked in a send: a client stuck there, its buffers full
-        while the server reads no more, would not see the close arrive, and the server's drop a
-        second later resets the connection with the close frame unread."""
-        sent, pending = 0, b""
+        time, reading nothing, until the server closes (:meth:`close_waiting`). Never blocked in
+        a send: a client stuck there, its buffers full while the server reads no more, would not
+        see the close arrive, and the server's drop a second later resets the connection with
+        the close frame unread."""
+        left, pending = count, b""
         timeout = self.sock.gettimeout()
         self.sock.settimeout(0)
         try:
-            while (sent < count or pending) and not self.close_waiting():
+            while (left or pending) and not self.close_waiting():
                 if not pending:
-                    pending = one * min(batch, count - sent)
-                    sent += min(batch, count - sent)
+                    size = min(batch, left)
+                    pending, left = one * size, left - size
                 try:
                     pending = pending[self.sock.send(pending) :]
                 except BlockingIOError:
@@ -227,7 +227,6 @@ class RawWebsocket:
             pass
         finally:
             self.sock.settimeout(timeout)
-        return sent
 
     def answered(self, payload: bytes) -> bool:
         """Whether a text frame's ``payload`` was the server's ping, answered now (a pong that
