@@ -196,9 +196,18 @@ class Player:
         self.context = context
         self.base = base
         self.username = username
-        self.page = context.new_page()
         self.errors: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self._page: Page | None = None
+
+    @property
+    def page(self) -> Page:
+        """The player's tab, opened at first use: a player whom a test only signs up and calls
+        the API as costs the browser no page (each page is a renderer process of its own, about
+        0.3 s of CPU to start)."""
+        if self._page is None:
+            self._page = self.context.new_page()
+            self._page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        return self._page
 
     def url(self, path: str) -> str:
         return f"{self.base}{path}"
