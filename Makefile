@@ -8,8 +8,13 @@ STAMP := $(VENV)/.requirements.stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
-# The suite runs in this many processes (pytest-xdist), a test file to a process: most of its time
-# is spent waiting on the servers and browsers it starts, not on the CPU.
+# The suite runs in this many processes (pytest-xdist), a test file to a process, the files in the
+# order they are collected: a process then takes the browser tests one after another and starts
+# Playwright and Chromium once for them. xdist's default order (the files with most tests first)
+# mixed them with other packages' files, and they were started again after each: 82 Playwright
+# drivers in a run, which took 1,286 s of CPU and 748 s in all, against 1,151 s and 670 s in this
+# order (benchmarks/suite_cpu.py). The CPU is the limit: the test processes and the servers and
+# browsers they start keep 86% of two cores busy.
 PYTEST_WORKERS ?= 2
 USERS ?= 200
 SECONDS ?= 60
@@ -129,7 +134,7 @@ lint: deps
 	DAILY_DEAL_SECRET=compose-config-check-only docker-compose -f docker-compose.yml config -q
 
 pytest: deps
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 fmt: deps
 	$(BIN)/ruff format .
