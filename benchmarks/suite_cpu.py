@@ -168,7 +168,7 @@ def main() -> None:
         "",
         "```",
         f".venv/bin/python benchmarks/suite_cpu.py --workers {args.workers}"
-        + (f" -- {' '.join(args.pytest_args)}" if args.pytest_args else ""),
+        + (f" -- {shlex.join(args.pytest_args)}" if args.pytest_args else ""),
         f"DATABASE_URL={'set' if os.environ.get('DATABASE_URL') else 'unset (SQLite)'}, "
         f"REDIS_URL={'set' if os.environ.get('REDIS_URL') else 'unset (in-memory)'}",
         f"{before}; 10**7 additions in {speed:.2f} s",
