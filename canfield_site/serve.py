@@ -123,9 +123,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     from daphne.cli import CommandLineInterface  # type: ignore[import-untyped]
 
     given = list(sys.argv[1:] if argv is None else argv)
+    options = daphne_options()  # (first: it names the settings module when none is)
     cli = CommandLineInterface()
     cli.server_class = ping_counting_server()  # (the class Daphne's command line runs)
-    cli.run([*daphne_options(), *given, APPLICATION])
+    cli.run([*options, *given, APPLICATION])
 
 
 if __name__ == "__main__":

@@ -251,6 +251,8 @@ def supervised(migrated: Path, tmp_path: Path) -> tuple[subprocess.Popen[bytes],
     answers: the supervisor, and its two children (Daphne and a worker) with the worker's task
     runner."""
     env = django_env(f"sqlite:///{fresh_database(migrated, tmp_path)}")
+    # As `make run` starts them: no settings module named, each process takes the site's own.
+    del env["DJANGO_SETTINGS_MODULE"]
     port = free_port()
     supervisor = subprocess.Popen(
         [sys.executable, "-m", "core.supervise"]
